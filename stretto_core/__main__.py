@@ -1,0 +1,3 @@
+from stretto_core.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""Turn accounting: what decided each LLM turn of a session (paper §4.1, Proposition 2).
+
+Every LLM turn is one of:
+- `reply`: no calls (a message to the user, or the final answer);
+- `write`: at least one call of a tool that is not a read (writes and generic tools alike);
+- `read`: every call a read;
+- `ceiling`: a read turn that a speculator binding from results could have saved: every call a
+  read whose every argument value appears in a tool result received after the agent's last
+  write, with at least one such result before the turn (the speculator only acts after one).
+
+Writes by others (the τ²-bench telecom user on their phone) do not end a read's reach, as in the
+replay (paper App. D); only the agent's own writes do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable
+
+from stretto_core.manifest import ToolManifest
+from stretto_core.session import LLMTurn, Lookup, Session, ToolResult, UserMessage
+from stretto_core.values import argument_leaves, index_result, normalize
+
+
+class TurnClass(str, Enum):
+    reply = "reply"
+    write = "write"
+    read = "read"
+    ceiling = "ceiling"
+
+
+@dataclass
+class TurnTally:
+    """Counts of turns by class over one or more sessions."""
+
+    turns: int = 0
+    reply: int = 0
+    write: int = 0
+    read: int = 0
+    ceiling: int = 0
+    sessions: int = 0
+    tool_calls: int = 0
+    per_session_turns: list[int] = field(default_factory=list)
+
+    def add(self, classes: list[TurnClass], calls: int) -> None:
+        self.sessions += 1
+        self.turns += len(classes)
+        self.tool_calls += calls
+        self.per_session_turns.append(len(classes))
+        for c in classes:
+            setattr(self, c.value, getattr(self, c.value) + 1)
+
+    @property
+    def reads_total(self) -> int:
+        """Read turns, those in the ceiling included."""
+        return self.read + self.ceiling
+
+    def share(self, count: int) -> float:
+        return count / self.turns if self.turns else 0.0
+
+
+def classify_turns(session: Session, manifest: ToolManifest) -> list[TurnClass]:
+    """The class of each LLM turn of the session, in order."""
+    classes: list[TurnClass] = []
+    since_write: set[str] = set()
+    results_since_write = 0
+    for event in session.events:
+        if isinstance(event, LLMTurn):
+            cls = _classify(event, manifest, since_write, results_since_write)
+            classes.append(cls)
+            if cls is TurnClass.write:
+                since_write = set()
+                results_since_write = 0
+        elif isinstance(event, (ToolResult, Lookup)):
+            if isinstance(event, Lookup):
+                continue  # what stretto added is not the agent's own tool state
+            results_since_write += 1
+            since_write.update(index_result(event.content, event.parsed).first_path)
+        elif isinstance(event, UserMessage):
+            continue
+    return classes
+
+
+def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: int) -> TurnClass:
+    if not turn.calls:
+        return TurnClass.reply
+    if not all(manifest.is_read(c.tool) for c in turn.calls):
+        return TurnClass.write
+    if results == 0:
+        return TurnClass.read
+    for call in turn.calls:
+        for leaf in argument_leaves(call.arguments):
+            key = normalize(leaf)
+            if key is None or key not in values:
+                return TurnClass.read
+    return TurnClass.ceiling
+
+
+def tally(sessions: Iterable[Session], manifest_for) -> TurnTally:
+    """Tally the turns of many sessions; `manifest_for(session)` gives each session's manifest."""
+    total = TurnTally()
+    for s in sessions:
+        total.add(classify_turns(s, manifest_for(s)), len(s.agent_calls()))
+    return total
