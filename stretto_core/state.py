@@ -1,0 +1,153 @@
+"""The tool state a decision sees: every call and result so far, kept ready for binding.
+
+Learning (to find where an agent took each argument) and serving (to bind a lookup's
+arguments) ask the same questions of a session prefix: which results hold a value and at which
+path, which values each tool was already passed, what the user has said, where the agent last
+wrote. `ToolState` answers them incrementally, one event at a time, with no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from stretto_core.manifest import ToolManifest
+from stretto_core.values import ValueIndex, argument_leaves, index_result, normalize
+
+
+def call_key(tool: str, arguments: dict[str, Any]) -> str:
+    """A canonical key for a call: same tool and same arguments give the same key."""
+    return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
+
+
+@dataclass
+class ResultEntry:
+    """One result in the tool state, with its values indexed."""
+
+    position: int
+    tool: str
+    call_id: str
+    arguments: dict[str, Any]
+    ok: bool
+    index: ValueIndex
+    by_agent: bool
+    after_write: bool = True
+
+
+@dataclass
+class ToolState:
+    """The tool state x: results (newest last), calls made, the user's words, the last write."""
+
+    manifest: ToolManifest
+    results: list[ResultEntry] = field(default_factory=list)
+    made: set[str] = field(default_factory=set)
+    passed: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
+    user_words: list[str] = field(default_factory=list)
+    user_values: set[str] = field(default_factory=set)
+    calls_by_tool: dict[str, int] = field(default_factory=dict)
+    in_flight: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    writes: int = 0
+    position: int = 0
+
+    def observe_user(self, text: str) -> None:
+        """The user said something: remembered for mention checks (lower-cased)."""
+        if text:
+            self.user_words.append(text.casefold())
+
+    def observe_call(self, call_id: str, tool: str, arguments: dict[str, Any], by_agent: bool = True) -> None:
+        """A call was made (its result may come later). A write by the agent ends reads' reach."""
+        self.position += 1
+        self.in_flight[call_id] = (tool, arguments)
+        if not by_agent:
+            return
+        self._remember_passed(tool, arguments)
+        if self.manifest.is_read(tool):
+            return
+        self.writes += 1
+        for entry in self.results:
+            entry.after_write = False
+        self.made = set()
+
+    def observe_result(self, call_id: str, tool: str, content: str, parsed: Any, error: bool,
+                       by_agent: bool = True, arguments: dict[str, Any] | None = None) -> ResultEntry:
+        """A result arrived; its values join the state."""
+        self.position += 1
+        pending = self.in_flight.pop(call_id, None)
+        args = arguments if arguments is not None else (pending[1] if pending else {})
+        entry = ResultEntry(self.position, tool, call_id, args, not error,
+                            index_result(content, parsed) if not error else ValueIndex(), by_agent)
+        self.results.append(entry)
+        if by_agent and self.manifest.is_read(tool):
+            self.made.add(call_key(tool, args))
+        return entry
+
+    def _remember_passed(self, tool: str, arguments: dict[str, Any]) -> None:
+        self.calls_by_tool[tool] = self.calls_by_tool.get(tool, 0) + 1
+        done = self.passed.setdefault(tool, set())
+        lists = self.passed_lists.setdefault(tool, set())
+        for name, value in arguments.items():
+            if isinstance(value, (list, tuple)):
+                lists.add((name, tuple(sorted(filter(None, (normalize(v) for v in value))))))
+            key = normalize(value)
+            if key is not None:
+                done.add((name, key))
+
+    def already_passed(self, tool: str, arg: str, value: Any) -> bool:
+        key = normalize(value)
+        return key is not None and (arg, key) in self.passed.get(tool, ())
+
+    def already_passed_list(self, tool: str, arg: str, values: list[Any]) -> bool:
+        key = tuple(sorted(filter(None, (normalize(v) for v in values))))
+        return (arg, key) in self.passed_lists.get(tool, ())
+
+    def already_made(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """The same read was made since the last write, or is in flight in this turn."""
+        key = call_key(tool, arguments)
+        if key in self.made:
+            return True
+        return any(call_key(t, a) == key for t, a in self.in_flight.values())
+
+    def mentioned(self, value: Any) -> bool:
+        """The user wrote this value (case-insensitive substring of what they said)."""
+        key = normalize(value)
+        if key is None or len(key) < 3:
+            return False
+        return any(key in words for words in self.user_words)
+
+    def newest_holding(self, tool: str, path: str) -> ResultEntry | None:
+        """The most recent successful result of `tool` with values at `path`."""
+        for entry in reversed(self.results):
+            if entry.tool == tool and entry.ok and path in entry.index.by_path:
+                return entry
+        return None
+
+    def find_source(self, value: Any) -> tuple[ResultEntry, str] | None:
+        """The most recent successful result holding `value`, and the first path that holds it."""
+        key = normalize(value)
+        if key is None:
+            return None
+        for entry in reversed(self.results):
+            if entry.ok:
+                path = entry.index.first_path.get(key)
+                if path is not None:
+                    return entry, path
+        return None
+
+    def values_since_write(self) -> set[str]:
+        out: set[str] = set()
+        for entry in self.results:
+            if entry.after_write:
+                out.update(entry.index.first_path)
+        return out
+
+
+def leaves_in_state(state: ToolState, arguments: dict[str, Any]) -> bool:
+    """Every argument value of a call sits in a result received since the last write."""
+    values = state.values_since_write()
+    for leaf in argument_leaves(arguments):
+        key = normalize(leaf)
+        if key is None or key not in values:
+            return False
+    return True
