@@ -22,9 +22,9 @@ from stretto_core.manifest import ToolManifest
 from stretto_core.session import Event, LLMTurn, Lookup, ToolResult, UserMessage, parse_json_content
 from stretto_core.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
                                      Decision, FlowModel, Guard, decide)
+from stretto_core.bindings_model import START_SITE, site_name
 from stretto_core.state import ToolState
 
-START_SITE = "start"
 APPENDIX_HEADER = "--- Also looked up automatically (current results; no need to repeat these calls) ---"
 
 CallTool = Callable[[str, dict[str, Any]], tuple[str, bool]]
@@ -32,7 +32,7 @@ CallTool = Callable[[str, dict[str, Any]], tuple[str, bool]]
 
 def site_of(tool: str, error: bool) -> str:
     """The decision point after a tool result: the tool, marked when it failed."""
-    return f"{tool}:failed" if error else tool
+    return site_name(tool, error)
 
 
 @dataclass
@@ -87,9 +87,9 @@ class EngineSession:
             for call in event.calls:
                 self.user_call_ids.add(call.call_id)
                 self.state.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
-            self._close_reply()
+            self._close_reply(answered=True)
         elif isinstance(event, LLMTurn):
-            self._close_reply()
+            self._close_reply(answered=False)
             if not event.calls:
                 self._pending_reply = True
             for call in event.calls:
@@ -106,9 +106,10 @@ class EngineSession:
             self._absorb_lookup(event.tool, event.arguments, event.content, event.parsed, event.error,
                                 event.call_id)
 
-    def _close_reply(self) -> None:
+    def _close_reply(self, answered: bool) -> None:
+        """A reply is a step once we know whether the user answered it (steps.py's rule)."""
         if self._pending_reply:
-            self.history.append(self.engine.model.reply_symbol(answered=True))
+            self.history.append(self.engine.model.reply_symbol(answered=answered))
             self._pending_reply = False
 
     # -- what to do ----------------------------------------------------------------------
@@ -144,6 +145,7 @@ class EngineSession:
         self.state.observe_call(call_id, tool, arguments, by_agent=True)
         self.state.observe_result(call_id, tool, content, parsed, error, by_agent=True, arguments=arguments)
         self.history.append(self.engine.model.step_symbol(tool, error, content, parsed))
+        self.site = site_of(tool, error)  # the agent would have made this read itself
 
     def run_lookups(self, after_call_id: str | None, call_tool: CallTool) -> list[Lookup]:
         """Decide, make and absorb lookups one at a time (Algorithm 1) until the flow hands back."""
