@@ -53,11 +53,13 @@ def test_a_telecom_user_phone_call_is_recorded_as_the_users_call(tmp_path: Path)
     assert result.tool == "check_status_bar" and result.content.startswith("Status Bar:")
 
 
-def test_each_assistant_message_is_one_llm_turn_with_its_usage(tmp_path: Path) -> None:
+def test_each_assistant_message_but_the_canned_greeting_is_one_llm_turn_with_its_usage(tmp_path: Path) -> None:
     path = real_slice(tmp_path, TELECOM, [0])
     sim = json.loads(path.read_text())["simulations"][0]
     session = convert(path, ManifestSource()).sessions[0]
     assistant = [m for m in sim["messages"] if m["role"] == "assistant"]
+    assert assistant[0]["content"] == "Hi! How can I help you today?"
+    assistant = assistant[1:]  # the orchestrator's greeting, no model turn
     turns = session.llm_turns()
     assert len(turns) == len(assistant)
     priced = next(i for i, m in enumerate(assistant) if m.get("usage"))

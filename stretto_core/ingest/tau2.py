@@ -143,6 +143,9 @@ def _episode(sim: Any, index: int, path: Path, *, domain: str, agent: str | None
     builder = EpisodeBuilder()
     speaks = False
     for j, message in enumerate(messages):
+        if j == 0 and _canned_greeting(message):
+            builder.notes["canned greetings (the orchestrator's, not an LLM turn) left out"] += 1
+            continue
         speaks |= _message(builder, message, path, f"{where}: message {j}")
     out.notes.update(builder.notes)
     if not speaks and not solo_file:
@@ -163,6 +166,17 @@ def _episode(sim: Any, index: int, path: Path, *, domain: str, agent: str | None
         solo=solo_file, started_at=parse_time(sim.get("start_time")),
         source=f"{path}#{index}", labels=header_labels)
     return Session(header=header, events=builder.events)
+
+
+GREETING = "Hi! How can I help you today?"
+"""τ²-bench's orchestrator opens every episode with this message; no model produced it."""
+
+
+def _canned_greeting(message: Any) -> bool:
+    """The fixed first assistant message: no calls, no token usage, the orchestrator's text."""
+    return (isinstance(message, dict) and message.get("role") == "assistant"
+            and not message.get("tool_calls") and content_text(message.get("content")).strip() == GREETING
+            and not (message.get("usage") or {}).get("completion_tokens"))
 
 
 def _message(builder: EpisodeBuilder, message: Any, path: Path, where: str) -> bool:
