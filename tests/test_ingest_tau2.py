@@ -157,4 +157,4 @@ def test_two_files_of_one_agent_never_share_a_session_id_and_ids_repeat_across_r
     again = convert(real_slice(tmp_path, TELECOM, [0]), ManifestSource()).sessions
     assert one[0].session_id != two[0].session_id
     assert one[0].session_id == again[0].session_id
-    assert isinstance(one[0].events[0], LLMTurn)
+    assert isinstance(one[0].events[0], UserMessage)  # the canned greeting is left out
