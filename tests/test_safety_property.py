@@ -1,0 +1,162 @@
+"""Safety is the product: stretto never calls a tool that is not a known read.
+
+Checked as a property over many generated flows, manifests and sessions: whatever the flow
+learned, whatever kinds the sessions claimed, the engine only ever makes lookups of tools the
+serving manifest marks `read`, the live manifest (when known) still marks `read` with the same
+contract, and the allowlist (when set) names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stretto_core.engine import Engine, EngineConfig
+from stretto_core.flow import learn
+from stretto_core.flow_runtime import FlowRuntime
+from stretto_core.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
+from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.speculator import Guard
+
+TOOLS = [f"tool_{i}" for i in range(7)]
+VALUES = ["a1", "b22", "c333", "d4444", "e5"]
+KINDS = [ToolKind.read, ToolKind.write, ToolKind.generic]
+
+
+@st.composite
+def manifests(draw: Any, allow_missing: bool = True) -> ToolManifest:
+    tools = {}
+    for name in TOOLS:
+        if allow_missing and draw(st.booleans()) and draw(st.booleans()):
+            continue  # a tool the manifest does not know: never a read
+        contract = InputContract(args={"x": "string"}, required=["x"]) if draw(st.booleans()) else None
+        tools[name] = ToolSpec(kind=draw(st.sampled_from(KINDS)), contract=contract)
+    return ToolManifest(app="generated", tools=tools)
+
+
+@st.composite
+def sessions(draw: Any, index: int = 0) -> Session:
+    events: list[Any] = [UserMessage(text=f"hello {draw(st.sampled_from(VALUES))}")]
+    n = 0
+    for _ in range(draw(st.integers(1, 8))):
+        if draw(st.integers(0, 4)) == 0:
+            events.append(LLMTurn(text="a reply"))
+            events.append(UserMessage(text="ok"))
+            continue
+        calls = []
+        for _ in range(draw(st.integers(1, 2))):
+            n += 1
+            args = {"x": draw(st.sampled_from(VALUES))} if draw(st.booleans()) else {}
+            calls.append(ToolCall(call_id=f"c{n}", tool=draw(st.sampled_from(TOOLS)), arguments=args))
+        events.append(LLMTurn(calls=calls))
+        for c in calls:
+            listing = draw(st.lists(st.sampled_from(VALUES), max_size=3))
+            events.append(ToolResult(call_id=c.call_id, tool=c.tool, content=str({"items": listing}),
+                                     parsed={"items": listing}, error=draw(st.integers(0, 9)) == 0))
+    return Session(header=SessionHeader(session_id=f"s{index}-{n}", harness="generated", task_id=str(index)),
+                   events=events)
+
+
+def serve(engine: Engine, session: Session, called: list[str]) -> None:
+    es = engine.session()
+
+    def call_tool(tool: str, args: dict) -> tuple[str, bool]:
+        called.append(tool)
+        return ('{"items": ["a1", "b22"]}', False)
+
+    for event in session.events:
+        es.observe(event)
+        if isinstance(event, ToolResult):
+            es.run_lookups(event.call_id, call_tool)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(learned_with=manifests(), live=st.one_of(st.none(), manifests()),
+       allow=st.one_of(st.none(), st.sets(st.sampled_from(TOOLS))),
+       train=st.lists(sessions(), min_size=1, max_size=6), served=st.lists(sessions(), min_size=1, max_size=3),
+       theta=st.sampled_from([0.0, 0.01, 0.3]), policy=st.sampled_from(["use", "next"]))
+def test_a_served_flow_only_ever_looks_up_permitted_reads(learned_with: ToolManifest, live: ToolManifest | None,
+                                                         allow: set[str] | None, train: list[Session],
+                                                         served: list[Session], theta: float, policy: str) -> None:
+    flow = learn(train, learned_with)
+    config = EngineConfig(theta=theta, policy=policy, live_manifest=live,
+                          allow=frozenset(allow) if allow is not None else None)
+    engine = Engine(FlowRuntime(flow), config)
+    called: list[str] = []
+    for s in served:
+        serve(engine, s, called)
+    for tool in called:
+        assert learned_with.is_read(tool), f"looked up {tool}, which the flow's manifest does not mark read"
+        if live is not None:
+            assert live.is_read(tool), f"looked up {tool}, which the live server does not mark read"
+        if allow is not None:
+            assert tool in allow, f"looked up {tool}, which is not on the allowlist"
+
+
+@dataclass
+class _AnyBinding:
+    arguments: dict[str, Any]
+    rho: float = 1.0
+    sources: list[str] | None = None
+
+
+class _RecklessModel:
+    """A flow that wants every tool, writes included, with certainty: the guard must still hold."""
+
+    def __init__(self, manifest: ToolManifest) -> None:
+        self.manifest = manifest
+
+    def read_tools(self) -> Sequence[str]:
+        return TOOLS
+
+    def reach(self, history: Sequence[str], tool: str) -> float:
+        return 1.0
+
+    def next_step(self, history: Sequence[str]) -> dict[str, float]:
+        return {t: 1.0 for t in TOOLS}
+
+    def bind(self, tool: str, state: Any, site: str) -> _AnyBinding:
+        return _AnyBinding({"x": f"{tool}-{len(state.results)}"}, 1.0, [])
+
+    def threshold(self, site: str, default: float) -> float:
+        return default
+
+    def step_symbol(self, tool: str, error: bool, content: str, parsed: Any) -> str:
+        return f"{tool}/{'failed' if error else 'ok'}/0"
+
+    def reply_symbol(self, answered: bool = True) -> str:
+        return "reply/answered/0"
+
+
+@settings(max_examples=150, deadline=None)
+@given(manifest=manifests(), live=st.one_of(st.none(), manifests()), session=sessions(),
+       policy=st.sampled_from(["use", "next"]))
+def test_even_a_reckless_model_cannot_make_the_engine_call_a_write(manifest: ToolManifest,
+                                                                  live: ToolManifest | None,
+                                                                  session: Session, policy: str) -> None:
+    engine = Engine(_RecklessModel(manifest), EngineConfig(theta=0.0, policy=policy, live_manifest=live))
+    called: list[str] = []
+    serve(engine, session, called)
+    guard = Guard(manifest, live)
+    assert all(guard.permits(t) for t in called)
+    assert all(manifest.is_read(t) for t in called)
+
+
+def test_a_tool_whose_contract_changed_on_the_server_is_not_looked_up() -> None:
+    pinned = ToolManifest(tools={"get": ToolSpec(kind=ToolKind.read,
+                                                 contract=InputContract(args={"id": "string"}, required=["id"]))})
+    changed = ToolManifest(tools={"get": ToolSpec(kind=ToolKind.read,
+                                                  contract=InputContract(args={"id": "string", "scope": "string"},
+                                                                         required=["id", "scope"]))})
+    assert Guard(pinned, pinned).permits("get")
+    assert not Guard(pinned, changed).permits("get")
+    assert "contract changed" in Guard(pinned, changed).why_not("get")
+
+
+def test_an_unknown_tool_is_never_a_read() -> None:
+    manifest = ToolManifest(tools={"known": ToolSpec(kind=ToolKind.read)})
+    assert not manifest.is_read("unknown")
+    assert not Guard(manifest).permits("unknown")
