@@ -1,0 +1,34 @@
+"""`stretto demo`: record, learn, show, replay and serve on the embedded shop (no data, server or key)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from stretto_core.demo.run import demo, render, save_numbers
+from stretto_core.paths import stretto_home
+
+
+def demo_command(
+    home: Optional[Path] = typer.Option(None, "--home", help="Where to keep the demo's sessions and flow "
+                                                           "(default: $STRETTO_HOME/demo)."),
+    sessions: int = typer.Option(60, "--sessions", help="Sessions to record."),
+    train: int = typer.Option(40, "--train", help="Of which this many are learned from; the rest are held out."),
+    theta: float = typer.Option(0.3, "--theta", help="The speculator's threshold."),
+    show_flow: bool = typer.Option(False, "--show-flow", help="Also print the learned flow."),
+) -> None:
+    """Run stretto end to end on a built-in shop served by a scripted agent."""
+    folder = home or stretto_home() / "demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    numbers = demo(folder, sessions, train, theta)
+    if show_flow:
+        typer.echo(numbers["flow_show"])
+    typer.echo(render(numbers), nl=False)
+    save_numbers(numbers, folder / "demo.json")
+    typer.echo(f"sessions in {folder / 'sessions'}, flow in {numbers['flow']}, numbers in {folder / 'demo.json'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo_command)
