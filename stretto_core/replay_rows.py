@@ -41,6 +41,8 @@ class EpisodeRow(_Row):
     saved_turn_tokens: float = 0.0
     detour_tokens: float = 0.0
     input_tokens: int | None = None
+    env_mismatches: int | None = None
+    """Environment replay only: recorded calls whose result there differed from the record."""
 
 
 class LookupRow(_Row):
@@ -61,6 +63,10 @@ class LookupRow(_Row):
     before_next_decision: bool = False
     result_tokens: int = 0
     turns_left: int = 0
+    response: int = 0
+    """Which of the episode's tool responses (in the replay, from 0) the lookup rode on."""
+    answered: bool = False
+    """It spared a call; a used lookup that did not was the same call as one already in flight."""
 
 
 class WeighedRow(_Row):
@@ -82,6 +88,7 @@ class WeighedRow(_Row):
     score_next: float
     used: bool
     made: bool = False
+    response: int = 0
 
 
 class ReplayConfig(_Row):
@@ -90,6 +97,7 @@ class ReplayConfig(_Row):
     theta: float = 0.3
     env: bool = False
     split: str | None = None
+    weigh: bool = False
 
 
 class ReplayResult(_Row):

@@ -4,6 +4,11 @@ Learning (to find where an agent took each argument) and serving (to bind a look
 arguments) ask the same questions of a session prefix: which results hold a value and at which
 path, which values each tool was already passed, what the user has said, where the agent last
 wrote. `ToolState` answers them incrementally, one event at a time, with no I/O.
+
+Results come from three places: the agent's own calls (`origin="agent"`), stretto's lookups
+(`observe_lookup`, `origin="lookup"`: the agent saw them inside its own result) and calls the
+agent never saw, such as the τ²-bench telecom user's on their phone (`origin="other"`). Only the
+first two are sources a binding may take values from.
 """
 
 from __future__ import annotations
@@ -33,6 +38,15 @@ class ResultEntry:
     index: ValueIndex
     by_agent: bool
     after_write: bool = True
+    origin: str = "agent"
+    """`agent` (the agent's call), `lookup` (stretto's, seen by the agent) or `other` (unseen)."""
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Scratch space for derived views of this result (bindings keep record indexes here)."""
+
+    @property
+    def visible(self) -> bool:
+        """The agent saw this result: a source a binding may take values from."""
+        return self.origin != "other"
 
 
 @dataclass
@@ -50,11 +64,26 @@ class ToolState:
     in_flight: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     writes: int = 0
     position: int = 0
+    newest_ok: dict[str, ResultEntry] = field(default_factory=dict)
+    """The newest successful visible result of each tool."""
+    ok_results: dict[str, list[ResultEntry]] = field(default_factory=dict)
+    """Every successful visible result of each tool, oldest first."""
+    seen_values: set[str] = field(default_factory=set)
+    """Every normalized value a visible result held so far."""
+    given: set[str] = field(default_factory=set)
+    """Key-like values (see `is_keyish`) the agent passed before any visible result held them."""
+    result_for: dict[tuple[str, str, str], ResultEntry] = field(default_factory=dict)
+    """(tool, argument, normalized value) -> the newest visible result of a call passing it."""
+    user_version: int = 0
+    """Grows whenever the user speaks, so views that depend on the user's words can be cached."""
+    _user_text: str = ""
 
     def observe_user(self, text: str) -> None:
         """The user said something: remembered for mention checks (lower-cased)."""
         if text:
             self.user_words.append(text.casefold())
+            self._user_text = "\n".join(self.user_words)
+            self.user_version += 1
 
     def observe_call(self, call_id: str, tool: str, arguments: dict[str, Any], by_agent: bool = True) -> None:
         """A call was made (its result may come later). A write by the agent ends reads' reach."""
@@ -62,6 +91,10 @@ class ToolState:
         self.in_flight[call_id] = (tool, arguments)
         if not by_agent:
             return
+        for leaf in argument_leaves(arguments):
+            key = normalize(leaf)
+            if key is not None and key not in self.seen_values and is_keyish(key):
+                self.given.add(key)
         self._remember_passed(tool, arguments)
         if self.manifest.is_read(tool):
             return
@@ -71,17 +104,56 @@ class ToolState:
         self.made = set()
 
     def observe_result(self, call_id: str, tool: str, content: str, parsed: Any, error: bool,
-                       by_agent: bool = True, arguments: dict[str, Any] | None = None) -> ResultEntry:
-        """A result arrived; its values join the state."""
+                       by_agent: bool = True, arguments: dict[str, Any] | None = None,
+                       origin: str | None = None) -> ResultEntry:
+        """A result arrived; its values join the state.
+
+        `origin` defaults to `agent` for the agent's calls and `other` otherwise; stretto's own
+        lookups go through `observe_lookup`.
+        """
         self.position += 1
         pending = self.in_flight.pop(call_id, None)
         args = arguments if arguments is not None else (pending[1] if pending else {})
         entry = ResultEntry(self.position, tool, call_id, args, not error,
-                            index_result(content, parsed) if not error else ValueIndex(), by_agent)
+                            index_result(content, parsed) if not error else ValueIndex(), by_agent,
+                            origin=origin or ("agent" if by_agent else "other"))
         self.results.append(entry)
         if by_agent and self.manifest.is_read(tool):
             self.made.add(call_key(tool, args))
+        if entry.visible:
+            self._index_visible(entry)
         return entry
+
+    def observe_lookup(self, call_id: str, tool: str, arguments: dict[str, Any], content: str,
+                       parsed: Any = None, error: bool = False) -> ResultEntry:
+        """stretto made a lookup and showed its result to the agent.
+
+        The lookup counts as made since the last write and its values as passed to the tool (so
+        no binding proposes it again; `calls_by_tool` counts it too), and its result is a source.
+        """
+        self.position += 1
+        self._remember_passed(tool, arguments)
+        self.made.add(call_key(tool, arguments))
+        return self.observe_result(call_id, tool, content, parsed, error, by_agent=False,
+                                   arguments=arguments, origin="lookup")
+
+    def _index_visible(self, entry: ResultEntry) -> None:
+        if entry.ok:
+            self.newest_ok[entry.tool] = entry
+            self.ok_results.setdefault(entry.tool, []).append(entry)
+            self.seen_values.update(entry.index.first_path)
+        for name, value in entry.arguments.items():
+            key = normalize(value)
+            if key is not None:
+                self.result_for[(entry.tool, name, key)] = entry
+
+    def user_text(self) -> str:
+        """Everything the user said, case-folded, one message a line."""
+        return self._user_text
+
+    def mentioned_key(self, key: str) -> bool:
+        """`mentioned` for a value already normalized."""
+        return len(key) >= 3 and key in self._user_text
 
     def _remember_passed(self, tool: str, arguments: dict[str, Any]) -> None:
         self.calls_by_tool[tool] = self.calls_by_tool.get(tool, 0) + 1
@@ -141,6 +213,11 @@ class ToolState:
             if entry.after_write:
                 out.update(entry.index.first_path)
         return out
+
+
+def is_keyish(key: str) -> bool:
+    """A normalized value that looks like a key a person gives: at least 4 characters, a digit."""
+    return len(key) >= 4 and any(ch.isdigit() for ch in key)
 
 
 def leaves_in_state(state: ToolState, arguments: dict[str, Any]) -> bool:

@@ -9,7 +9,9 @@ Every LLM turn is one of:
   write, with at least one such result before the turn (the speculator only acts after one).
 
 Writes by others (the τ²-bench telecom user on their phone) do not end a read's reach, as in the
-replay (paper App. D); only the agent's own writes do.
+replay (paper App. D); only the agent's own writes do. The results of the user's own calls are
+not the agent's tool state either: the agent never sees them, and neither would a speculator
+between the agent and its tools.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from enum import Enum
 from typing import Iterable
 
 from stretto_core.manifest import ToolManifest
-from stretto_core.session import LLMTurn, Lookup, Session, ToolResult, UserMessage
+from stretto_core.session import LLMTurn, Session, ToolResult, UserMessage
 from stretto_core.values import argument_leaves, index_result, normalize
 
 
@@ -65,6 +67,7 @@ def classify_turns(session: Session, manifest: ToolManifest) -> list[TurnClass]:
     classes: list[TurnClass] = []
     since_write: set[str] = set()
     results_since_write = 0
+    users_calls: set[str] = set()
     for event in session.events:
         if isinstance(event, LLMTurn):
             cls = _classify(event, manifest, since_write, results_since_write)
@@ -72,13 +75,14 @@ def classify_turns(session: Session, manifest: ToolManifest) -> list[TurnClass]:
             if cls is TurnClass.write:
                 since_write = set()
                 results_since_write = 0
-        elif isinstance(event, (ToolResult, Lookup)):
-            if isinstance(event, Lookup):
-                continue  # what stretto added is not the agent's own tool state
+        elif isinstance(event, ToolResult):
+            if event.call_id in users_calls:
+                continue  # the user's phone answered the user; the agent never saw it
             results_since_write += 1
             since_write.update(index_result(event.content, event.parsed).first_path)
         elif isinstance(event, UserMessage):
-            continue
+            users_calls.update(c.call_id for c in event.calls)
+        # a Lookup is what stretto added, not the agent's own tool state
     return classes
 
 

@@ -7,7 +7,14 @@ Results arrive as JSON (τ²-bench), YAML or Python literals (AgentDojo), LangCh
 
 Paths: `$` is the whole result, `.name` a field, `[*]` any element of a list, and `.*~` the
 names of an object's fields (AgentDojo keys its hotel listings by name). Plain text is read as
-its lines, `$[*]`, and a `key: value` line also gives its value at `$.key`.
+its lines, `$[*]`, and a `key: value` line also gives its value at `$.key`. A heading list, a
+first line `Heading: item` followed by lines that are not `key: value` lines (AgentDojo's
+`Hotel Names: A\nB\nC`), is read as the list of its items: every item at `$[*]` (the first
+item too, ahead of its `$.Heading` path), so one path holds the whole listing.
+
+Every value also has an address: the position it holds in each list (`[*]`) on its path, so
+values of one record (`$.flights[*].date` and `$.flights[*].flight_number` at the same index)
+can be told apart from values of another (`ValueIndex.records`, `ValueIndex.paths`).
 """
 
 from __future__ import annotations
@@ -95,43 +102,59 @@ def normalize(value: Any) -> str | None:
 
 def walk(structure: Any) -> Iterator[tuple[str, Any]]:
     """Every scalar of a parsed result with its path, in document order."""
-    count = 0
-    for path, value in _walk(structure, "$"):
+    for path, _address, value in walk_addressed(structure):
         yield path, value
+
+
+def walk_addressed(structure: Any) -> Iterator[tuple[str, tuple[int, ...], Any]]:
+    """Every scalar with its path and its address (its index in each `[*]` of the path)."""
+    count = 0
+    for path, address, value in _walk(structure, "$", ()):
+        yield path, address, value
         count += 1
         if count >= MAX_LEAVES:
             return
 
 
-def _walk(node: Any, path: str) -> Iterator[tuple[str, Any]]:
+def _walk(node: Any, path: str, address: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...], Any]]:
     if isinstance(node, TextResult):
-        yield from _walk_text(node.text, path)
+        yield from _walk_text(node.text, path, address)
     elif isinstance(node, dict):
         for key in node:
             if isinstance(key, (str, int, float)) and not isinstance(key, bool):
-                yield f"{path}.*~", key
+                yield f"{path}.*~", address, key
         for key, child in node.items():
-            yield from _walk(child, f"{path}.{key}")
+            yield from _walk(child, f"{path}.{key}", address)
     elif isinstance(node, (list, tuple, set, frozenset)):
-        for child in node:
-            yield from _walk(child, f"{path}[*]")
+        for i, child in enumerate(node):
+            yield from _walk(child, f"{path}[*]", address + (i,))
     elif node is not None:
-        yield path, node
+        yield path, address, node
 
 
-def _walk_text(text: str, path: str) -> Iterator[tuple[str, Any]]:
+def _walk_text(text: str, path: str, address: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...], Any]]:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) <= 1:
-        yield path, text.strip()
+        yield path, address, text.strip()
         match = _KEY_LINE.match(text)
         if match:
-            yield f"{path}.{match.group(1).strip()}", match.group(2)
+            yield f"{path}.{match.group(1).strip()}", address, match.group(2)
         return
-    for line in lines[:MAX_TEXT_LINES]:
-        yield f"{path}[*]", line.strip()
+    lines = lines[:MAX_TEXT_LINES]
+    heading = _KEY_LINE.match(lines[0])
+    if heading and not any(_KEY_LINE.match(line) for line in lines[1:]):
+        # `Heading: first item` then one item a line: the items are the list.
+        yield f"{path}.*~", address, heading.group(1).strip()
+        items = [heading.group(2)] + [line.strip() for line in lines[1:]]
+        for i, item in enumerate(items):
+            yield f"{path}[*]", address + (i,), item
+        yield f"{path}.{heading.group(1).strip()}", address, heading.group(2)
+        return
+    for i, line in enumerate(lines):
+        yield f"{path}[*]", address + (i,), line.strip()
         match = _KEY_LINE.match(line)
         if match:
-            yield f"{path}.{match.group(1).strip()}", match.group(2)
+            yield f"{path}.{match.group(1).strip()}", address + (i,), match.group(2)
 
 
 @dataclass
@@ -140,6 +163,10 @@ class ValueIndex:
 
     first_path: dict[str, str] = field(default_factory=dict)
     by_path: dict[str, list[Any]] = field(default_factory=dict)
+    paths: dict[str, list[str]] = field(default_factory=dict)
+    """Normalized value -> every path holding it, in document order."""
+    records: dict[str, list[tuple[tuple[int, ...], Any]]] = field(default_factory=dict)
+    """Path -> (address, value) of every value at it, in document order, repeats kept."""
 
     def holds(self, value: Any) -> bool:
         key = normalize(value)
@@ -156,7 +183,7 @@ class ValueIndex:
 def index_result(text: str, parsed: Any = None) -> ValueIndex:
     """Index one result's values for lookups by value and by path."""
     idx = ValueIndex()
-    for path, value in walk(parse_result(text, parsed)):
+    for path, address, value in walk_addressed(parse_result(text, parsed)):
         key = normalize(value)
         if key is None:
             continue
@@ -164,6 +191,10 @@ def index_result(text: str, parsed: Any = None) -> ValueIndex:
         bucket = idx.by_path.setdefault(path, [])
         if value not in bucket:
             bucket.append(value)
+        where = idx.paths.setdefault(key, [])
+        if path not in where:
+            where.append(path)
+        idx.records.setdefault(path, []).append((address, value))
     return idx
 
 

@@ -1,0 +1,33 @@
+"""`stretto ceiling`: Table 1 of the paper for any set of recorded sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from stretto_core.measure.ceiling import ceiling_report, load_manifests, measure_paths, render_table
+from stretto_core.measure.tables import write_json
+from stretto_core.splits import load_split_file
+
+
+def ceiling(
+    paths: List[Path] = typer.Argument(..., help="Session files, or folders searched for *.jsonl."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the figures, pooled and per agent, as JSON."),
+    manifest: List[Path] = typer.Option([], "--manifest", help="Tool manifest to use instead of the sessions' own "
+                                        "(repeat for several apps; each is matched by its app)."),
+    split: str = typer.Option("all", "--split", help="Which sessions: train, test, none or all."),
+    split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (stretto split) to use."),
+) -> None:
+    """Class every LLM turn (reply, write, read, ceiling) and print the read-only ceiling per app."""
+    frozen = load_split_file(split_file) if split_file else None
+    items = measure_paths(paths, load_manifests(manifest), split=split, split_file=frozen)
+    report = ceiling_report(items)
+    typer.echo(render_table(report))
+    if json_out is not None:
+        write_json(report, json_out)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ceiling")(ceiling)

@@ -1,0 +1,50 @@
+"""Replay from the record: every result comes from the recorded episode (paper §3, Appendix D).
+
+A benchmark that publishes its agents' runs with every call's result is a test set with no
+environment to run. The agent's calls return what they returned. A lookup returns the result of
+the agent's own later identical call, if one comes before the agent's next write, and that call
+is then answered: exact. Any other lookup is a detour and gets a stand-in, the nearest recorded
+result of the same tool (or `{}`), marked so that it never counts as a saving.
+
+- Writes by others (telecom's customer on their phone) do not end a lookup's reach: the record
+  cannot say whether they changed what the agent reads.
+- A lookup of a call the agent had already made in the same turn (its result still to come)
+  cannot spare it; it gets that call's result and counts as used, not as a detour.
+- The agent's own repeats are never savings: only a lookup answers a call.
+
+So savings are exact and detours a lower bound (a stand-in starts fewer chains of lookups than a
+real result would).
+"""
+
+from __future__ import annotations
+
+from stretto_core.replay_episode import CallInfo
+from stretto_core.replay_walk import LookupRecord, Walk
+from stretto_core.session import LLMTurn, ToolResult
+from stretto_core.speculator import Decision
+
+
+class RecordSource:
+    """Answers every call and lookup from the record; lookups are matched when they are made."""
+
+    def answered_in_turn(self, walk: Walk, event_index: int, turn: LLMTurn) -> set[str]:
+        return {c.call_id for c in turn.calls if c.call_id in walk.answered}
+
+    def user_result(self, walk: Walk, call: CallInfo | None, result: ToolResult) -> ToolResult:
+        return result
+
+    def agent_result(self, walk: Walk, call: CallInfo | None, result: ToolResult,
+                     answered: bool) -> ToolResult:
+        return result
+
+    def make_lookup(self, walk: Walk, decision: Decision, event_index: int,
+                    record: LookupRecord) -> None:
+        episode = walk.episode
+        call = walk.unclaimed_reachable(record.key, event_index)
+        if call is None:
+            record.content, record.error = episode.stand_in(decision.tool, event_index)
+            record.stand_in = True
+            return
+        result = episode.result_of(call)
+        record.content, record.error = result.content, result.error
+        walk.claim(record, call, in_flight=call.issued_at < event_index)
