@@ -209,14 +209,15 @@ def describe_table(table: BindingTable, tool: str | None = None) -> str:
             continue
         lines.append(head + (f" ({lookup.reason})" if lookup.reason else ""))
         for arg in sorted(lookup.args, key=lambda a: (a != lookup.lead, a)):
-            lines.extend(_describe_arg(arg, lookup.args[arg], arg == lookup.lead))
+            lines.extend(_describe_arg(arg, lookup.args[arg], lookup.lead))
     return "\n".join(lines)
 
 
-def _describe_arg(arg: str, at: ArgTable, lead: bool) -> list[str]:
+def _describe_arg(arg: str, at: ArgTable, lead_arg: str | None) -> list[str]:
     if at.mode == "constant":
         return [f"  {arg} (constant): {json.dumps(at.constant)}, ρ {at.rho[DEFAULT_ORDER][PLAIN]:.3f}"]
-    role = "lead" if lead else ("aligned" if at.mode == "value" else "")
+    lead = arg == lead_arg
+    role = "lead" if lead else ("aligned" if at.mode == "value" and lead_arg is not None else "")
     lines = [f"  {arg} ({', '.join(x for x in (at.mode, role) if x)}): {at.values:g} looked for"]
     usable = set(at.sources)
     for src, n in sorted(at.found.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_DESCRIBED_SOURCES]:

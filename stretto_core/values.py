@@ -44,7 +44,7 @@ def parse_result(text: str, parsed: Any = None) -> Any:
     """
     if parsed is not None:
         return parsed
-    stripped = text.strip()
+    stripped = _unwrap(text.strip())
     if not stripped:
         return None
     head = stripped[0]
@@ -68,6 +68,18 @@ def parse_result(text: str, parsed: Any = None) -> Any:
         if isinstance(loaded, (dict, list)):
             return loaded
     return TextResult(stripped)
+
+
+DELIMITERS = (("<<", ">>"),)
+"""Marks a pipeline wraps around a tool's whole result before its agent sees it (AgentDojo's
+spotlighting defense writes `<<...>>`). What the tool returned, and a proxy would see, is inside."""
+
+
+def _unwrap(text: str) -> str:
+    for opening, closing in DELIMITERS:
+        if text.startswith(opening) and text.endswith(closing) and len(text) >= len(opening) + len(closing):
+            return text[len(opening):len(text) - len(closing)].strip()
+    return text
 
 
 @dataclass(frozen=True)
