@@ -27,11 +27,10 @@ from stretto_core.envs import has_environment
 from stretto_core.envs.fidelity import SourceTally, replay_recorded_calls
 from stretto_core.envs.recordings import infer_agentdojo_data, source_name, with_data_revision
 from stretto_core.session import Session
-from stretto_core.store import read_session
+from stretto_core.store import read_header, read_session
 
 DEFAULT_DIRS = ("/tmp/stretto-ingested/tau2", "/tmp/stretto-ingested/agentdojo",
                 "/tmp/stretto-ingested/workbench")
-
 
 Job = tuple[str, list[str], str | None]
 """One source's work: its name, its session files, and its AgentDojo data revision."""
@@ -51,34 +50,31 @@ def replay_source(job: Job) -> tuple[str, SourceTally, list[str]]:
 
 
 def plan(files: list[str]) -> tuple[list[Job], dict[str, int], dict[str, str]]:
-    """Group sessions by source; infer each AgentDojo source's data revision from its results.
+    """Group sessions by source; infer each AgentDojo pipeline's data revision from its results.
 
     Returns the jobs (largest first), sessions skipped per app, and the revision per source.
     """
-    groups: dict[str, list[tuple[str, Session]]] = {}
+    groups: dict[str, list[str]] = {}
+    pipelines: dict[str, str] = {}
     skipped: dict[str, int] = {}
     for path in files:
-        session = read_session(path)
-        app = session.header.app or "?"
+        header = read_header(path)
+        app = header.app or "?"
         if not has_environment(app):
             skipped[app] = skipped.get(app, 0) + 1
             continue
-        groups.setdefault(f"{app} {source_name(session)}", []).append((path, session))
-    revisions = _data_revisions(groups)
-    jobs: list[Job] = [(source, [p for p, _ in members], revisions.get(source))
-                       for source, members in groups.items()]
+        source = f"{app} {source_name(header)}"
+        groups.setdefault(source, []).append(path)
+        if app.startswith("agentdojo/"):
+            pipelines[source] = source_name(header)
+    by_pipeline: dict[str, list[Session]] = {}
+    for source, pipeline in pipelines.items():
+        by_pipeline.setdefault(pipeline, []).extend(read_session(p) for p in groups[source])
+    inferred = {pipeline: infer_agentdojo_data(sessions) for pipeline, sessions in by_pipeline.items()}
+    revisions = {source: inferred[pipeline] for source, pipeline in pipelines.items()}
+    jobs = [(source, paths, revisions.get(source)) for source, paths in groups.items()]
     jobs.sort(key=lambda job: -len(job[1]))
     return jobs, skipped, {k: v or "(none shown)" for k, v in revisions.items()}
-
-
-def _data_revisions(groups: dict[str, list[tuple[str, Session]]]) -> dict[str, str | None]:
-    """Each AgentDojo source's data revision, inferred from all suites of its pipeline at once."""
-    by_pipeline: dict[str, list[Session]] = {}
-    for source, members in groups.items():
-        if source.startswith("agentdojo/"):
-            by_pipeline.setdefault(source.split(" ", 1)[1], []).extend(s for _, s in members)
-    inferred = {pipeline: infer_agentdojo_data(sessions) for pipeline, sessions in by_pipeline.items()}
-    return {source: inferred[source.split(" ", 1)[1]] for source in groups if source.startswith("agentdojo/")}
 
 
 def session_files(dirs: list[str], limit: int | None) -> list[str]:

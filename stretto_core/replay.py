@@ -63,6 +63,8 @@ class ReplayOptions:
     split: str | None = None
     open_env: OpenEnvironment | None = None
     """How to build an episode's environment (default `envs.open_environment`)."""
+    strict_stand_ins: bool = False
+    """Record replay: a lookup bound from another call's stand-in never answers (`replay_record`)."""
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -72,7 +74,7 @@ class ReplayOptions:
 
     def config(self) -> ReplayConfig:
         return ReplayConfig(flow=self.flow, policy=self.policy, theta=self.theta, env=self.env,
-                            split=self.split, weigh=self.weigh)
+                            split=self.split, weigh=self.weigh, strict_stand_ins=self.strict_stand_ins)
 
 
 def build_engine(source: EngineSource, options: ReplayOptions) -> Engine:
@@ -95,7 +97,8 @@ def build_engine(source: EngineSource, options: ReplayOptions) -> Engine:
 def replay_episode(engine: Engine, episode: PreparedEpisode, options: ReplayOptions) -> EpisodeReplay:
     """Replay one episode with an engine, from the record or in its environment."""
     if not options.env:
-        return tally(Walk(episode, engine, RecordSource(), weigh=options.weigh).run())
+        source = RecordSource(strict=options.strict_stand_ins)
+        return tally(Walk(episode, engine, source, weigh=options.weigh).run())
     source = EnvSource.open(episode, options.open_env) if options.open_env else EnvSource.open(episode)
     walk = Walk(episode, engine, source, weigh=options.weigh).run()
     if source.unresolved:

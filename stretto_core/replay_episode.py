@@ -125,17 +125,38 @@ class PreparedEpisode:
         assert isinstance(event, ToolResult)
         return event
 
-    def stand_in(self, tool: str, at_event: int) -> tuple[str, bool]:
-        """The recorded result of `tool` nearest to `at_event` (the earlier on a tie), or `{}`."""
-        indices = self.results_by_tool.get(tool)
-        if not indices:
-            return EMPTY_STAND_IN, False
-        i = bisect_right(indices, at_event)
-        around = [indices[j] for j in (i - 1, i) if 0 <= j < len(indices)]
-        best = min(around, key=lambda idx: (abs(idx - at_event), idx))
-        event = self.events[best]
+    def stand_in(self, tool: str, key: str, at_event: int) -> tuple[str, bool, bool]:
+        """A detour's stand-in: `(content, error, same call)`.
+
+        The nearest recorded result of the same call (the agent's, after a write), else the
+        nearest of the same tool (the earlier on a tie), else `{}`.
+        """
+        same = [c.result_index for c in self.agent_calls_by_key.get(key, ()) if c.result_index is not None]
+        same = [i for i in same if not self._error_at(i)]
+        nearest = _nearest(same, at_event)
+        if nearest is None:
+            nearest = _nearest(self.results_by_tool.get(tool, []), at_event)
+            if nearest is None:
+                return EMPTY_STAND_IN, False, False
+            event = self.events[nearest]
+            assert isinstance(event, ToolResult)
+            return event.content, event.error, False
+        event = self.events[nearest]
         assert isinstance(event, ToolResult)
-        return event.content, event.error
+        return event.content, event.error, True
+
+    def _error_at(self, index: int) -> bool:
+        event = self.events[index]
+        return isinstance(event, ToolResult) and event.error
+
+
+def _nearest(indices: list[int], at: int) -> int | None:
+    """The index in the sorted list nearest to `at`, the earlier on a tie."""
+    if not indices:
+        return None
+    i = bisect_right(indices, at)
+    around = [indices[j] for j in (i - 1, i) if 0 <= j < len(indices)]
+    return min(around, key=lambda idx: (abs(idx - at), idx))
 
 
 class EpisodeError(StrettoError):

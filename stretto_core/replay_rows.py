@@ -67,6 +67,8 @@ class LookupRow(_Row):
     """Which of the episode's tool responses (in the replay, from 0) the lookup rode on."""
     answered: bool = False
     """It spared a call; a used lookup that did not was the same call as one already in flight."""
+    from_stand_in: bool = False
+    """Record replay: an argument came only from a stand-in, so it answers nothing."""
 
 
 class WeighedRow(_Row):
@@ -98,6 +100,7 @@ class ReplayConfig(_Row):
     env: bool = False
     split: str | None = None
     weigh: bool = False
+    strict_stand_ins: bool = False
 
 
 class ReplayResult(_Row):

@@ -74,7 +74,7 @@ def _lookup_row(walk: Walk, record: LookupRecord) -> LookupRow:
         session_id=episode.session_id, task_id=episode.header.task_id, decision=record.decision,
         response=record.response, tool=record.tool, arguments=record.arguments, site=record.site,
         score=record.score, reach=record.reach, binding=record.binding, used=used, detour=not used,
-        stand_in=record.stand_in, answered=used and not record.in_flight,
+        stand_in=record.stand_in, from_stand_in=record.from_stand_in, answered=used and not record.in_flight,
         before_next_decision=used and _before_next_decision(walk, record),
         result_tokens=result_tokens(record.content),
         turns_left=episode.turns_after_event[record.event_index])

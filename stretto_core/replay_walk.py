@@ -22,6 +22,7 @@ from stretto_core.session import LLMTurn, Lookup, ToolResult, UserMessage
 from stretto_core.speculator import Decision, weigh_all
 from stretto_core.replay_episode import CallInfo, PreparedEpisode
 from stretto_core.state import call_key
+from stretto_core.values import argument_leaves, normalize
 
 
 @dataclass(slots=True)
@@ -44,6 +45,10 @@ class LookupRecord:
     content: str
     error: bool
     stand_in: bool = False
+    stand_in_of_same_call: bool = False
+    from_stand_in: bool = False
+    """An argument value came only from a stand-in: the lookup is not the one a live speculator,
+    seeing the real result, would have made, so it never answers a call."""
     claimed: CallInfo | None = None
     in_flight: bool = False
     """It was the same call as one the agent had already made in the same turn (used, saves nothing)."""
@@ -120,6 +125,8 @@ class Walk:
     response_events: list[int] = field(default_factory=list)
     """The event index of each tool response the engine saw, in order: its decision points."""
     decisions: int = 0
+    stand_in_ids: set[str] = field(default_factory=set)
+    """The engine's call ids of lookups whose results were another call's stand-ins."""
 
     def __post_init__(self) -> None:
         self.session = self.engine.session()
@@ -208,7 +215,27 @@ class Walk:
                                   decision.score, decision.reach, decision.binding, "", False)
             self.source.make_lookup(self, decision, index, record)
             self.lookups.append(record)
-            session.add_lookup(decision, record.content, record.error, after_call_id)
+            made = session.add_lookup(decision, record.content, record.error, after_call_id)
+            if record.stand_in and not record.stand_in_of_same_call:
+                self.stand_in_ids.add(made.call_id)
+
+    def from_stand_in(self, arguments: dict[str, Any]) -> bool:
+        """Whether some argument value's newest holder in the engine's state is a stand-in.
+
+        Bindings take values from the newest results that hold them; when that is a stand-in,
+        the value is the record's answer to another call, not what this lookup would have seen.
+        """
+        if not self.stand_in_ids:
+            return False
+        entries = self.session.state.results
+        for leaf in argument_leaves(arguments):
+            value = normalize(leaf)
+            if value is None:
+                continue
+            newest = next((e for e in reversed(entries) if e.ok and value in e.index.first_path), None)
+            if newest is not None and newest.call_id in self.stand_in_ids:
+                return True
+        return False
 
     def _weigh(self, index: int, response: int) -> list[Candidate]:
         """Every permitted read that binds now, with both scores and whether the agent makes it."""

@@ -165,11 +165,19 @@ def benchmark_and_domain(header: SessionHeader) -> tuple[str | None, str | None]
 def hashed_side(app: str | None, task_id: str, seed: int = DEFAULT_SEED,
                 test_fraction: float = DEFAULT_TEST_FRACTION) -> Split:
     """The side of a task under the seeded hash split: test when its hash falls below the fraction."""
+    _check_fraction(test_fraction)
+    return "test" if hash_draw(app, task_id, seed) < test_fraction else "train"
+
+
+def hash_draw(app: str | None, task_id: str, seed: int = DEFAULT_SEED) -> float:
+    """A task's uniform draw in [0, 1), fixed by (seed, app, task) alone (SHA-256, not `hash()`)."""
+    key = f"{seed}\x00{app or ''}\x00{task_id}".encode("utf-8")
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2.0**64
+
+
+def _check_fraction(test_fraction: float) -> None:
     if not 0.0 <= test_fraction <= 1.0:
         raise StrettoError(f"test fraction {test_fraction} is not between 0 and 1")
-    key = f"{seed}\x00{app or ''}\x00{task_id}".encode("utf-8")
-    draw = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2.0**64
-    return "test" if draw < test_fraction else "train"
 
 
 _OFFICIAL_CACHE: dict[Path, TaskSplit] = {}
@@ -236,12 +244,18 @@ def filter_sessions(sessions: Iterable[Session], split: str, split_file: SplitFi
 
 
 def make_split_file(headers: Iterable[SessionHeader], *, seed: int = DEFAULT_SEED,
-                    test_fraction: float = DEFAULT_TEST_FRACTION, root: Path | None = None) -> SplitFile:
+                    test_fraction: float = DEFAULT_TEST_FRACTION, exact: bool = False,
+                    root: Path | None = None) -> SplitFile:
     """Freeze the split of every (app, task) the sessions ran, per app, by the rules of `split_of`.
 
-    Session labels are ignored here: the file records the rule, so it can be checked against them.
+    With `exact`, an app without an official split holds out exactly round(fraction × its tasks):
+    the tasks with the lowest hash draws. That depends on which tasks the sessions cover, so such
+    a file must then be passed wherever the split matters (`--split-file`). Session labels are
+    ignored here: the file records the rule, so it can be checked against them.
     """
+    _check_fraction(test_fraction)
     sides: dict[str, dict[str, set[str]]] = {}
+    official: set[str] = set()
     for header in headers:
         unlabelled = header.model_copy(update={"labels": {}})
         side = split_of(unlabelled, seed=seed, test_fraction=test_fraction, root=root)
@@ -249,9 +263,21 @@ def make_split_file(headers: Iterable[SessionHeader], *, seed: int = DEFAULT_SEE
             continue
         app = header.app or ""
         sides.setdefault(app, {"train": set(), "test": set()})[side].add(header.task_id or "")
-    apps = {app: TaskSplit(train=sorted(s["train"], key=_task_order), test=sorted(s["test"], key=_task_order))
-            for app, s in sorted(sides.items())}
+        if benchmark_and_domain(header)[0] in OFFICIAL_SPLIT_BENCHMARKS:
+            official.add(app)
+    apps: dict[str, TaskSplit] = {}
+    for app, found in sorted(sides.items()):
+        if exact and app not in official:
+            found = _exact_sides(app, found["train"] | found["test"], seed, test_fraction)
+        apps[app] = TaskSplit(train=sorted(found["train"], key=_task_order),
+                              test=sorted(found["test"], key=_task_order))
     return SplitFile(apps=apps, seed=seed, test_fraction=test_fraction)
+
+
+def _exact_sides(app: str, tasks: set[str], seed: int, test_fraction: float) -> dict[str, set[str]]:
+    ranked = sorted(tasks, key=lambda t: (hash_draw(app, t, seed), t))
+    cut = round(test_fraction * len(ranked))
+    return {"test": set(ranked[:cut]), "train": set(ranked[cut:])}
 
 
 def _task_order(task_id: str) -> tuple[int, int | str]:

@@ -62,15 +62,24 @@ class TurnTally:
         return count / self.turns if self.turns else 0.0
 
 
-def classify_turns(session: Session, manifest: ToolManifest) -> list[TurnClass]:
-    """The class of each LLM turn of the session, in order."""
+MIN_WRITTEN_LENGTH = 3
+"""A value counts as one the user wrote only from this many characters (`state.mentioned` too)."""
+
+
+def classify_turns(session: Session, manifest: ToolManifest, *, user_words: bool = False) -> list[TurnClass]:
+    """The class of each LLM turn of the session, in order.
+
+    With `user_words`, an argument may also be a value the user wrote so far (a case-insensitive
+    part of their words): the paper's "with the user's words" ceiling (§4.1, Table 1b).
+    """
     classes: list[TurnClass] = []
     since_write: set[str] = set()
     results_since_write = 0
     users_calls: set[str] = set()
+    said: list[str] = []
     for event in session.events:
         if isinstance(event, LLMTurn):
-            cls = _classify(event, manifest, since_write, results_since_write)
+            cls = _classify(event, manifest, since_write, results_since_write, said)
             classes.append(cls)
             if cls is TurnClass.write:
                 since_write = set()
@@ -82,11 +91,14 @@ def classify_turns(session: Session, manifest: ToolManifest) -> list[TurnClass]:
             since_write.update(index_result(event.content, event.parsed).first_path)
         elif isinstance(event, UserMessage):
             users_calls.update(c.call_id for c in event.calls)
+            if user_words and event.text:
+                said.append(event.text.casefold())
         # a Lookup is what stretto added, not the agent's own tool state
     return classes
 
 
-def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: int) -> TurnClass:
+def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: int,
+              said: list[str]) -> TurnClass:
     if not turn.calls:
         return TurnClass.reply
     if not all(manifest.is_read(c.tool) for c in turn.calls):
@@ -96,9 +108,15 @@ def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: 
     for call in turn.calls:
         for leaf in argument_leaves(call.arguments):
             key = normalize(leaf)
-            if key is None or key not in values:
+            if key is None:
+                return TurnClass.read
+            if key not in values and not _written(key, said):
                 return TurnClass.read
     return TurnClass.ceiling
+
+
+def _written(key: str, said: list[str]) -> bool:
+    return len(key) >= MIN_WRITTEN_LENGTH and any(key in words for words in said)
 
 
 def tally(sessions: Iterable[Session], manifest_for) -> TurnTally:

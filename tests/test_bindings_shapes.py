@@ -209,15 +209,12 @@ def test_counts_and_tables_round_trip_through_their_json():
 # ---------------------------------------------------------------- real data
 
 def _retail(file_part: str):
-    try:
-        from stretto_core.ingest.common import ManifestSource
-        from stretto_core.ingest.tau2 import convert
-        from stretto_core.paths import data_root
-    except ImportError:  # pragma: no cover - the ingest is another module's job
-        pytest.skip("no τ²-bench ingest")
+    from stretto_core.ingest.common import ManifestSource
+    from stretto_core.ingest.tau2 import convert
+    from stretto_core.paths import data_root
+
     files = sorted((data_root() / "tau2" / "trajectories" / "retail").glob(f"*{file_part}*.json"))
-    if not files:
-        pytest.skip("τ²-bench retail trajectories not present")
+    assert files, f"τ²-bench retail trajectories are missing under {data_root()}"
     return convert(Path(files[0]), ManifestSource()).sessions
 
 

@@ -144,3 +144,23 @@ def test_the_split_verb_writes_a_file_that_keeps_train_and_test_apart(
     data = json.loads((tmp_path / "split.json").read_text())["apps"]["agentdojo/travel"]
     assert code == 0 and "agentdojo/travel" in out
     assert set(data["train"]).isdisjoint(data["test"]) and len(data["train"]) + len(data["test"]) == 20
+
+
+def test_an_agent_with_fewer_sessions_than_asked_is_left_out_of_the_range_but_not_the_pool() -> None:
+    items = [measure_session(shop_session(f"a{i}", "m1"), SHOP) for i in range(3)]
+    lean = shop_session("b", "m2")
+    lean.events.append(LLMTurn(text="Anything else?"))
+    row = ceiling_report(items + [measure_session(lean, SHOP)], range_min_sessions=2).rows[0]
+    assert row.sessions == 4 and row.ranges == {}
+
+
+def test_solo_sessions_get_a_row_of_their_own() -> None:
+    solo = shop_session("s", "m1")
+    solo.header.solo = True
+    report = ceiling_report([measure_session(shop_session("a", "m1"), SHOP), measure_session(solo, SHOP)])
+    assert [r.app for r in report.rows] == ["shop", "shop (solo)", "All"]
+
+
+def test_with_the_users_words_the_ceiling_can_only_grow() -> None:
+    row = ceiling_report([measure_session(shop_session("a", "m1"), SHOP)]).rows[0]
+    assert row.with_user_words >= row.ceiling

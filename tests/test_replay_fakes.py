@@ -16,7 +16,7 @@ from stretto_core.manifest import ToolManifest
 from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
 from stretto_core.state import ToolState
 
-MANIFEST = ToolManifest.declare("shop", reads=["find_user", "get_user", "get_order", "check_phone"],
+MANIFEST = ToolManifest.declare("shop", reads=["find_user", "get_user", "get_order", "get_product", "check_phone"],
                                 writes=["cancel_order", "toggle_phone"], generic=["think"])
 
 
@@ -43,6 +43,8 @@ class Shop:
         if tool == "get_order":
             order = self.orders.get(arguments.get("order_id", ""))
             return (json.dumps(order), False) if order else ("Error: order not found", True)
+        if tool == "get_product":
+            return json.dumps({"product": arguments.get("product"), "in_stock": True}), False
         if tool == "cancel_order":
             order = self.orders[arguments["order_id"]]
             order["status"] = "cancelled"

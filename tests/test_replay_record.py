@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from stretto_core.engine import Engine, EngineConfig
@@ -73,6 +75,34 @@ def test_a_detour_of_a_tool_the_record_never_returned_gets_an_empty_object() -> 
     script = Script().user("I am ann@x.org").agent(("find_user", EMAIL)).play(shop).agent(text="Bye.")
     w = walk(script)
     assert [(r.tool, r.content, r.stand_in) for r in w.lookups] == [("get_user", "{}", True)]
+
+
+def test_a_lookup_bound_from_another_calls_stand_in_can_answer_by_luck_unless_strict() -> None:
+    shop = Shop()
+    script = (Script().user("I am ann@x.org").agent(("find_user", EMAIL)).play(shop)
+              .agent(("get_user", USER)).play(shop).agent(("get_order", {"order_id": "o2"})).play(shop)
+              .agent(("get_product", {"product": "desk"})).play(shop))
+    flow = shop_flow(get_order={"get_product": 0.9})
+    flow.binds["get_product"] = ("product", "get_order", "$.item")
+    # get_order o1 is a detour whose stand-in is o2's result: its item, the desk, is what the agent reads
+    loose = replay(script, flow)
+    assert [(r.tool, r.used) for r in loose.lookup_rows] == [
+        ("get_user", True), ("get_order", False), ("get_product", True)]
+    strict = replay(script, flow, strict_stand_ins=True)
+    assert [(r.tool, r.used, r.from_stand_in) for r in strict.lookup_rows] == [
+        ("get_user", True, False), ("get_order", False, False), ("get_product", False, True)]
+    assert (loose.turns_saved, strict.turns_saved) == (2, 1)
+
+
+def test_a_detours_stand_in_is_the_same_calls_result_across_a_write_when_there_is_one() -> None:
+    shop = Shop()
+    script = (Script().user("I am u1").agent(("get_user", USER)).play(shop)
+              .agent(("get_order", {"order_id": "o2"})).play(shop)
+              .agent(("cancel_order", ORDER)).play(shop).agent(("get_order", ORDER)).play(shop))
+    flow = shop_flow(get_user={"get_order": 0.9}, find_user={})
+    w = walk(script, flow)
+    cancelled = json.loads(w.lookups[0].content)
+    assert (w.lookups[0].arguments, cancelled["order_id"], cancelled["status"]) == (ORDER, "o1", "cancelled")
 
 
 def test_a_lookup_between_two_calls_of_one_turn_counts_as_used() -> None:

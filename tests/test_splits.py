@@ -143,3 +143,22 @@ def test_a_split_file_that_is_not_json_is_an_error_naming_it(tmp_path: Path) -> 
 
 def test_a_task_a_split_file_does_not_list_is_on_neither_side() -> None:
     assert SplitFile(train=["1"], test=["2"]).side("x", "3") == "none"
+
+
+def test_an_exact_split_holds_out_exactly_the_fraction_of_each_apps_tasks() -> None:
+    headers = [header("agentdojo/travel", f"user_task_{t}") for t in range(27)]
+    frozen = make_split_file(headers, exact=True).apps["agentdojo/travel"]
+    assert len(frozen.test) == round(0.4 * 27) and set(frozen.train).isdisjoint(frozen.test)
+
+
+def test_an_exact_split_holds_out_the_tasks_the_hash_split_holds_out_first() -> None:
+    headers = [header("workbench/email", str(t)) for t in range(200)]
+    exact = make_split_file(headers, exact=True).apps["workbench/email"]
+    loose = make_split_file(headers).apps["workbench/email"]
+    smaller, larger = sorted((set(exact.test), set(loose.test)), key=len)
+    assert smaller <= larger
+
+
+def test_an_exact_split_leaves_an_official_split_as_it_is(data_root: Path) -> None:
+    headers = [header("tau2/retail", str(t)) for t in range(5)]
+    assert make_split_file(headers, exact=True, root=data_root).apps["tau2/retail"].test == ["3", "4"]

@@ -154,3 +154,23 @@ def test_a_value_on_a_line_of_a_text_result_is_found() -> None:
               .result("Hotel Names: Le Marais Boutique\nGood Night\nLuxury Palace")
               .agent(("get_order", {"names": ["Le Marais Boutique", "Luxury Palace"]})))
     assert script.classes() == [READ, C]
+
+
+def test_a_value_inside_a_pipelines_delimiters_is_found() -> None:
+    script = (Script().user("hi").agent(("get_user", {"user_id": "u1"})).result("<<- general\n- External_0>>")
+              .agent(("get_order", {"id": "External_0"})))
+    assert script.classes() == [READ, C]
+
+
+def test_with_the_users_words_a_value_the_user_wrote_may_be_an_argument() -> None:
+    script = (Script().user("I am ann@x.com").agent(("find_user", {"email": "ann@x.com"})).result('"u1"')
+              .user("and my order is W9123").agent(("get_order", {"id": "w9123", "user": "u1"})).result("{}"))
+    session = script.session()
+    assert classify_turns(session, MANIFEST) == [READ, READ]
+    assert classify_turns(session, MANIFEST, user_words=True) == [READ, C]
+
+
+def test_with_the_users_words_a_value_of_two_characters_is_not_taken_from_them() -> None:
+    script = (Script().user("hi, order 7 please").agent(("get_user", {"user_id": "u1"})).result("{}")
+              .agent(("get_order", {"id": "7"})))
+    assert classify_turns(script.session(), MANIFEST, user_words=True) == [READ, READ]

@@ -19,11 +19,13 @@ def ceiling(
                                         "(repeat for several apps; each is matched by its app)."),
     split: str = typer.Option("all", "--split", help="Which sessions: train, test, none or all."),
     split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (stretto split) to use."),
+    range_min_sessions: int = typer.Option(1, "--range-min-sessions", help="Leave agents with fewer sessions "
+                                           "in an app out of that app's range (they still count in the pooled figures)."),
 ) -> None:
     """Class every LLM turn (reply, write, read, ceiling) and print the read-only ceiling per app."""
     frozen = load_split_file(split_file) if split_file else None
     items = measure_paths(paths, load_manifests(manifest), split=split, split_file=frozen)
-    report = ceiling_report(items)
+    report = ceiling_report(items, range_min_sessions=range_min_sessions)
     typer.echo(render_table(report))
     if json_out is not None:
         write_json(report, json_out)

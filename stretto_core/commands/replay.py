@@ -38,6 +38,8 @@ def replay(
                                         "(repeat for several apps; each is matched by its app)."),
     processes: Optional[int] = typer.Option(None, "--processes", help="Processes to replay on (default: up to 2 "
                                             "when there are many episodes)."),
+    strict_stand_ins: bool = typer.Option(False, "--strict-stand-ins", help="From the record: a lookup bound from "
+                                          "another call's stand-in result never answers a call."),
 ) -> None:
     """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
     frozen = load_split_file(split_file) if split_file else None
@@ -46,7 +48,8 @@ def replay(
         typer.echo("no sessions to replay (check --sessions and --split)", err=True)
         raise typer.Exit(1)
     options = ReplayOptions(theta=theta, policy=policy.value, env=env, weigh=weigh, processes=processes,
-                            flow=str(flow), split=None if split == "all" else split)
+                            flow=str(flow), split=None if split == "all" else split,
+                            strict_stand_ins=strict_stand_ins)
     result = replay_sessions(load_flow_model(flow), episodes, options)
     typer.echo(render_summary(result))
     save_replay(result, json_out)

@@ -1,8 +1,9 @@
 """AgentDojo's own environments (package `agentdojo`), one copy per episode.
 
 The recorded runs are benign (no injections), so every episode of a suite starts from the suite's
-default environment. Parsing it re-reads YAML (up to 300 ms for workspace), so it is built once
-per suite and process and deep-copied per episode (1-2 ms). Calls are executed as AgentDojo's
+default environment, with the data of the package release that recorded it (`agentdojo_data`).
+Parsing it re-reads YAML (up to 300 ms for workspace), so it is built once per suite, data
+revision and process, and deep-copied per episode (1-2 ms). Calls are executed as AgentDojo's
 `ToolsExecutor` does (string-list arguments `literal_eval`ed, its texts for an empty or unknown
 tool name) and rendered as the model saw them: the error text when there is one, else the
 formatted result (`<<...>>`-delimited under the spotlighting defence).
@@ -24,8 +25,8 @@ from stretto_core.envs import EnvironmentUnavailable, missing_package
 from stretto_core.envs.agentdojo_data import data_revision, injection_defaults, restore_entries
 
 DEFAULT_VERSION = "v1.2.2"
-"""The suite version used when a session names none. Versions change prompts and checkers only;
-the environments and tools are the same in every version of agentdojo 0.1.35."""
+"""The suite version used when a session names none. In agentdojo 0.1.35 versions change prompts,
+checkers and injection tasks only: every version has the same tools and the same data."""
 
 SPOTLIGHTING = "spotlighting_with_delimiting"
 
@@ -68,7 +69,8 @@ class AgentDojoEnvironment:
         return content, error
 
     def snapshot(self) -> Any:
-        """A deep copy of the environment's state, for checking that a call changed nothing."""
+        """A deep copy of the environment's state (0.1-2.5 ms), for checking that a call changed
+        nothing: `get_unread_emails`, for one, marks what it returns as read."""
         return self.env.model_copy(deep=True)
 
 

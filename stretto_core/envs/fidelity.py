@@ -90,7 +90,7 @@ def replay_recorded_calls(session: Session, env: ToolEnvironment | None = None,
     """
     env = env if env is not None else open_env(session.header)
     calls: dict[str, tuple[ToolCall, str]] = {}
-    report = SessionFidelity(session.session_id, source_name(session))
+    report = SessionFidelity(session.session_id, source_name(session.header))
     for event in session.events:
         if isinstance(event, UserMessage):
             calls.update((c.call_id, (c, "user")) for c in event.calls)

@@ -11,19 +11,18 @@ from pathlib import PurePath
 from typing import Iterable
 
 from stretto_core.envs.agentdojo_data import infer_data_revision
-from stretto_core.session import Session, ToolResult
+from stretto_core.session import Session, SessionHeader, ToolResult
 
 DATA_LABEL = "agentdojo_data"
 """The header label `open_environment` reads for an AgentDojo session's data revision."""
 
 
-def source_name(session: Session) -> str:
+def source_name(header: SessionHeader) -> str:
     """The recording a session came from: its results file, or for AgentDojo its pipeline.
 
     AgentDojo keeps one file per episode under `<pipeline>/<suite>/`, so the pipeline is the
     unit that one package release recorded.
     """
-    header = session.header
     file = header.labels.get("source_file") or (header.source or "").split("#")[0]
     if (header.app or "").startswith("agentdojo/"):
         parts = PurePath(file).parts
@@ -54,7 +53,7 @@ def label_agentdojo_data(sessions: Iterable[Session]) -> list[Session]:
     by_source: dict[str, list[Session]] = {}
     for session in sessions:
         if (session.header.app or "").startswith("agentdojo/"):
-            by_source.setdefault(source_name(session), []).append(session)
+            by_source.setdefault(source_name(session.header), []).append(session)
     revisions = {source: infer_agentdojo_data(members) for source, members in by_source.items()}
-    return [with_data_revision(s, revisions[source_name(s)])
+    return [with_data_revision(s, revisions[source_name(s.header)])
             if (s.header.app or "").startswith("agentdojo/") else s for s in sessions]

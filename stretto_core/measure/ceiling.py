@@ -40,6 +40,8 @@ class SessionTurns:
     agent: str
     classes: tuple[TurnClass, ...]
     one_call_ceiling: int
+    with_user_words: int
+    """Turns in the ceiling once an argument may also be a value the user wrote."""
 
 
 SOLO_SUFFIX = " (solo)"
@@ -57,8 +59,9 @@ def measure_session(session: Session, manifest: ToolManifest) -> SessionTurns:
     classes = classify_turns(session, manifest)
     turns = session.llm_turns()
     one_call = sum(1 for turn, cls in zip(turns, classes) if cls is TurnClass.ceiling and len(turn.calls) == 1)
+    widened = classify_turns(session, manifest, user_words=True).count(TurnClass.ceiling)
     return SessionTurns(app=app_of(session), agent=session.header.agent_model or NO_AGENT,
-                        classes=tuple(classes), one_call_ceiling=one_call)
+                        classes=tuple(classes), one_call_ceiling=one_call, with_user_words=widened)
 
 
 class Range(BaseModel):
@@ -82,10 +85,13 @@ class CeilingRow(BaseModel):
     """Turns whose calls are all reads, those in the ceiling included (as in Table 1)."""
     ceiling: int
     one_call_ceiling: int
+    with_user_words: int
+    """Turns in the ceiling when an argument may also be a value the user wrote (Table 1b's last column)."""
     reply_share: float
     write_share: float
     read_share: float
     ceiling_share: float
+    with_user_words_share: float
     one_call_share: float | None
     """Of the turns in the ceiling, the share with a single call; None when there are none."""
     ranges: dict[str, Range] = {}
@@ -97,10 +103,11 @@ class CeilingReport(BaseModel):
 
     rows: list[CeilingRow]
     per_agent: list[CeilingRow]
-    range_over: dict[str, str] = {"app": "agents", ALL: "apps"}
+    range_min_sessions: int = 1
+    """App rows' ranges count only agents with at least this many sessions in the app."""
 
 
-SHARES = ("reply_share", "write_share", "read_share", "ceiling_share")
+SHARES = ("reply_share", "write_share", "read_share", "ceiling_share", "with_user_words_share")
 
 
 @dataclass
@@ -112,6 +119,7 @@ class _Tally:
     reads: int = 0
     ceiling: int = 0
     one_call_ceiling: int = 0
+    with_user_words: int = 0
 
     def add(self, item: SessionTurns) -> None:
         self.sessions += 1
@@ -121,19 +129,25 @@ class _Tally:
         self.ceiling += item.classes.count(TurnClass.ceiling)
         self.reads += item.classes.count(TurnClass.read) + item.classes.count(TurnClass.ceiling)
         self.one_call_ceiling += item.one_call_ceiling
+        self.with_user_words += item.with_user_words
 
     def row(self, app: str, agent: str | None, agents: int) -> CeilingRow:
         share = (lambda n: n / self.turns) if self.turns else (lambda n: 0.0)
         return CeilingRow(app=app, agent=agent, sessions=self.sessions, agents=agents, turns=self.turns,
                           replies=self.replies, writes=self.writes, reads=self.reads, ceiling=self.ceiling,
-                          one_call_ceiling=self.one_call_ceiling, reply_share=share(self.replies),
+                          one_call_ceiling=self.one_call_ceiling, with_user_words=self.with_user_words,
+                          with_user_words_share=share(self.with_user_words), reply_share=share(self.replies),
                           write_share=share(self.writes), read_share=share(self.reads),
                           ceiling_share=share(self.ceiling),
                           one_call_share=self.one_call_ceiling / self.ceiling if self.ceiling else None)
 
 
-def ceiling_report(items: Iterable[SessionTurns]) -> CeilingReport:
-    """Pool sessions' turn classes per app and agent, per app, per agent over all apps, and in all."""
+def ceiling_report(items: Iterable[SessionTurns], range_min_sessions: int = 1) -> CeilingReport:
+    """Pool sessions' turn classes per app and agent, per app, per agent over all apps, and in all.
+
+    An app's range across agents counts only agents with at least `range_min_sessions` sessions
+    there, so an agent seen once does not set it; the pooled figures count every session.
+    """
     by_app_agent: dict[tuple[str, str], _Tally] = defaultdict(_Tally)
     for item in items:
         by_app_agent[(item.app, item.agent)].add(item)
@@ -152,7 +166,8 @@ def ceiling_report(items: Iterable[SessionTurns]) -> CeilingReport:
             _merge(pooled, tally)
             agent_rows.append(tally.row(app, agent, 1))
         per_agent.extend(agent_rows)
-        rows.append(_with_ranges(pooled.row(app, None, len(agent_rows)), agent_rows))
+        ranged = [r for r in agent_rows if r.sessions >= range_min_sessions]
+        rows.append(_with_ranges(pooled.row(app, None, len(agent_rows)), ranged))
 
     everything = _Tally()
     for agent in agents:
@@ -163,7 +178,7 @@ def ceiling_report(items: Iterable[SessionTurns]) -> CeilingReport:
         per_agent.append(over_apps.row(ALL, agent, 1))
         _merge(everything, over_apps)
     rows.append(_with_ranges(everything.row(ALL, None, len(agents)), rows if len(rows) > 1 else []))
-    return CeilingReport(rows=rows, per_agent=per_agent)
+    return CeilingReport(rows=rows, per_agent=per_agent, range_min_sessions=range_min_sessions)
 
 
 def _merge(into: _Tally, other: _Tally) -> None:
@@ -200,11 +215,14 @@ def render_table(report: CeilingReport) -> str:
         "Reads": _share_cell("read_share"),
         "Ceiling": _share_cell("ceiling_share"),
         "One call": lambda r: pct(r.one_call_share, 0),
+        "With user's words": _share_cell("with_user_words_share"),
     }
     table = markdown_table(report.rows, columns,
-                           right=["Sessions", "Agents", "Turns", "Replies", "Writes", "Reads", "Ceiling", "One call"])
-    note = ("Reads include the turns in the ceiling. Brackets: range across agents (app rows) and across "
-            "apps (All). One call: share of ceiling turns with a single call.")
+                           right=list(columns)[1:])
+    agents = "agents" if report.range_min_sessions <= 1 else f"agents with {report.range_min_sessions}+ sessions"
+    note = (f"Reads include the turns in the ceiling. Brackets: range across {agents} (app rows), across apps (All).\n"
+            "One call: share of ceiling turns with a single call. With user's words: the ceiling when an\n"
+            "argument may also be a value the user wrote.")
     return f"{table}\n\n{note}"
 
 
