@@ -6,8 +6,8 @@ WorkBench ship none, so their tasks are split by a hash of (seed, app, task): ea
 depends on nothing but those three, so it never moves when sessions are added or dropped, and the
 same task is on the same side for every agent (paper §3: 40% of tasks are held out).
 
-A split can also be frozen in a file (`stretto split ... --out FILE`), and a session's own
-`labels["split"]` always wins.
+A split can also be frozen in a file (`stretto split ... --out FILE`); a file given for an app
+decides its split, and otherwise a session's own `labels["split"]` does.
 """
 
 from __future__ import annotations
@@ -97,6 +97,10 @@ class SplitFile(BaseModel):
             if found != "none":
                 return found
         return self._any_app.side(task_id)
+
+    def covers(self, app: str | None) -> bool:
+        """Whether the file decides this app's split: it lists the app, or has lists for any app."""
+        return self._app_split(app) is not None or bool(self.train or self.test)
 
     def _app_split(self, app: str | None) -> TaskSplit | None:
         if app is None:
@@ -208,22 +212,21 @@ def split_of(header: SessionHeader, split_file: SplitFile | None = None, *, seed
              test_fraction: float = DEFAULT_TEST_FRACTION, root: Path | None = None) -> Split:
     """Which side a session's task is on: `train`, `test`, or `none` (learn from it never).
 
-    In order: the session's `labels["split"]`; the split file, when given; τ²-bench's official
-    split; the seeded hash of (app, task). A session with no task id is on neither side.
+    In order: a split file given for the session's app (a task it does not list is on neither
+    side); the session's `labels["split"]`; τ²-bench's official split; the seeded hash of
+    (app, task). A session with no task id, or an unverified one, is on neither side.
     """
+    task = header.task_id
+    if not task or task.startswith(UNVERIFIED_PREFIX):
+        return "none"
+    if split_file is not None and split_file.covers(header.app):
+        return split_file.side(header.app, task)
     label = header.labels.get("split")
     if label is not None:
         if label not in SPLITS:
             raise StrettoError(f"session {header.session_id}: labels.split is {label!r}, "
                                f"not one of {', '.join(SPLITS)}")
         return label  # type: ignore[return-value]
-    task = header.task_id
-    if task is None or task == "":
-        return "none"
-    if task.startswith(UNVERIFIED_PREFIX):
-        return "none"
-    if split_file is not None:
-        return split_file.side(header.app, task)
     bench, domain = benchmark_and_domain(header)
     if bench in OFFICIAL_SPLIT_BENCHMARKS and domain:
         return official_split(bench, domain, root).side(task)

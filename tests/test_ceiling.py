@@ -164,3 +164,12 @@ def test_solo_sessions_get_a_row_of_their_own() -> None:
 def test_with_the_users_words_the_ceiling_can_only_grow() -> None:
     row = ceiling_report([measure_session(shop_session("a", "m1"), SHOP)]).rows[0]
     assert row.with_user_words >= row.ceiling
+
+
+def test_a_folder_with_no_sessions_on_the_asked_side_is_a_clear_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_session(shop_session("tr", "m1", task="1"), tmp_path / "s")
+    (tmp_path / "split.json").write_text(json.dumps({"train": ["1"]}))
+    code, _, err = run("ceiling", str(tmp_path / "s"), "--split", "test", "--split-file", str(tmp_path / "split.json"),
+                       capsys=capsys)
+    assert code == 2 and "no sessions" in err and "test side" in err

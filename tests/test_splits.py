@@ -162,3 +162,13 @@ def test_an_exact_split_holds_out_the_tasks_the_hash_split_holds_out_first() -> 
 def test_an_exact_split_leaves_an_official_split_as_it_is(data_root: Path) -> None:
     headers = [header("tau2/retail", str(t)) for t in range(5)]
     assert make_split_file(headers, exact=True, root=data_root).apps["tau2/retail"].test == ["3", "4"]
+
+
+def test_a_split_file_given_for_an_app_wins_over_a_sessions_label() -> None:
+    frozen = SplitFile(apps={"agentdojo/travel": {"train": ["user_task_0"], "test": []}})
+    assert split_of(header("agentdojo/travel", "user_task_0", split="test"), frozen) == "train"
+
+
+def test_a_split_file_for_other_apps_leaves_a_sessions_own_split_alone(data_root: Path) -> None:
+    frozen = SplitFile(apps={"agentdojo/travel": {"train": ["3"], "test": []}})
+    assert split_of(header("tau2/retail", "3"), frozen, root=data_root) == "test"

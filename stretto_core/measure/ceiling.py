@@ -13,7 +13,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence, TextIO
+from typing import Callable, Iterable, Sequence, TextIO
 
 from pydantic import BaseModel
 
@@ -22,7 +22,7 @@ from stretto_core.manifest import ManifestError, ToolManifest, load_manifest
 from stretto_core.measure.tables import count, markdown_table, pct, pct_range
 from stretto_core.session import Session
 from stretto_core.splits import SPLITS, SplitFile, split_of
-from stretto_core.store import ReadReport, iter_session_files, read_session
+from stretto_core.store import ReadReport, iter_session_files, read_header, read_session
 from stretto_core.turns import TurnClass, classify_turns
 
 ALL = "All"
@@ -196,7 +196,7 @@ def _with_ranges(row: CeilingRow, groups: Sequence[CeilingRow]) -> CeilingRow:
     return row
 
 
-def _share_cell(name: str):
+def _share_cell(name: str) -> Callable[[CeilingRow], str]:
     def cell(row: CeilingRow) -> str:
         rng = row.ranges.get(name)
         return pct_range(getattr(row, name), rng.low if rng else None, rng.high if rng else None)
@@ -217,8 +217,7 @@ def render_table(report: CeilingReport) -> str:
         "One call": lambda r: pct(r.one_call_share, 0),
         "With user's words": _share_cell("with_user_words_share"),
     }
-    table = markdown_table(report.rows, columns,
-                           right=list(columns)[1:])
+    table = markdown_table(report.rows, columns, right=list(columns)[1:])
     agents = "agents" if report.range_min_sessions <= 1 else f"agents with {report.range_min_sessions}+ sessions"
     note = (f"Reads include the turns in the ceiling. Brackets: range across {agents} (app rows), across apps (All).\n"
             "One call: share of ceiling turns with a single call. With user's words: the ceiling when an\n"
@@ -256,13 +255,13 @@ def measure_paths(paths: Sequence[str | Path], manifests: Sequence[ToolManifest]
     out: list[SessionTurns] = []
     skipped_lines = skipped_files = 0
     for path in iter_session_files(list(paths)):
+        if split != "all" and split_of(read_header(path), split_file) != split:
+            continue
         report = ReadReport(str(path))
         session = read_session(path, report)
         if report.skipped:
             skipped_lines += len(report.skipped)
             skipped_files += 1
-        if split != "all" and split_of(session.header, split_file) != split:
-            continue
         manifest = manifest_for_app(manifests, session.header.app) or session.header.manifest
         if manifest is None:
             raise InputError(str(path), f"session {session.session_id} has no manifest in its header "
@@ -270,4 +269,7 @@ def measure_paths(paths: Sequence[str | Path], manifests: Sequence[ToolManifest]
         out.append(measure_session(session, manifest))
     if skipped_lines and warn is not None:
         print(f"stretto: skipped {skipped_lines} malformed event line(s) in {skipped_files} file(s)", file=warn)
+    if not out:
+        where = ", ".join(str(p) for p in paths)
+        raise StrettoError(f"no sessions to measure in {where}" + ("" if split == "all" else f" on the {split} side"))
     return out
