@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[test]"
-bash scripts/install-envs.sh .venv/bin/python
+PYTHON=.venv/bin/python bash scripts/install-envs.sh
 exec .venv/bin/python -m pytest "$@"

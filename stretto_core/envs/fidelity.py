@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from stretto_core.envs import ToolEnvironment, open_environment
 from stretto_core.envs.recordings import source_name
@@ -80,15 +80,15 @@ class SessionFidelity:
     unpaired: int = 0
 
 
-def replay_recorded_calls(session: Session, env: ToolEnvironment | None = None,
-                          open_env: Callable[..., ToolEnvironment] = open_environment) -> SessionFidelity:
+def replay_recorded_calls(session: Session, env: ToolEnvironment | None = None) -> SessionFidelity:
     """Replay each recorded result's call, in the order the results were recorded.
 
     The results' order is the order the harness executed the calls in; a call the record gives no
     result (an iteration limit cut it off) was never executed and is not replayed. User calls
     (τ² telecom's phone) run with requestor "user"; stretto's own lookups are replayed too.
+    Without `env`, a fresh environment of the session's episode is opened.
     """
-    env = env if env is not None else open_env(session.header)
+    env = env if env is not None else open_environment(session.header)
     calls: dict[str, tuple[ToolCall, str]] = {}
     report = SessionFidelity(session.session_id, source_name(session.header))
     for event in session.events:
