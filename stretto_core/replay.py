@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence, Union
 
 from stretto_core.engine import Engine, EngineConfig
+from stretto_core.envs import EnvironmentUnavailable, has_environment
 from stretto_core.errors import StrettoError
 from stretto_core.manifest import ToolManifest
 from stretto_core.replay_env import EnvSource, OpenEnvironment
@@ -112,6 +113,7 @@ def replay_sessions(source: EngineSource, sessions: Sequence[Session | PreparedE
     """Replay every episode; totals over them at the top level of the result, then the rows."""
     options = options or ReplayOptions()
     episodes = prepare_sessions(sessions, options.manifest)
+    _check_environments(episodes, options)
     replays = _map_ordered(_ReplayAt(source, options), episodes, options.processes)
     return assemble(options, replays)
 
@@ -123,13 +125,14 @@ def replay_thetas(source: EngineSource, sessions: Sequence[Session | PreparedEpi
     Thresholds are taken in increasing order. An episode's replay at one threshold is reused at
     the next when every decision in it comes out the same there: each lookup made still clears
     the site's threshold, and each hand-back was at a threshold no higher (a budget's hand-back
-    holds at any).
+    holds at any). A reused episode's rows are the same objects in both results: read, don't edit.
     """
     options = options or ReplayOptions()
     order = sorted(set(float(t) for t in thetas))
     for theta in order:
         replace(options, theta=theta)  # validates each threshold before any work
     episodes = prepare_sessions(sessions, options.manifest)
+    _check_environments(episodes, options)
     per_episode = _map_ordered(_SweepAt(source, options, tuple(order)), episodes, options.processes)
     return {theta: assemble(replace(options, theta=theta), [runs[i] for runs in per_episode])
             for i, theta in enumerate(order)}
@@ -143,6 +146,18 @@ def assemble(options: ReplayOptions, replays: Sequence[EpisodeReplay]) -> Replay
         result.lookup_rows.extend(replay.lookups)
         result.weighed_rows.extend(replay.weighed)
     return result.totals_from_rows()
+
+
+def _check_environments(episodes: Sequence[PreparedEpisode], options: ReplayOptions) -> None:
+    """Before any work: every episode of an environment replay has an environment stretto runs."""
+    if not options.env or options.open_env is not None:
+        return
+    missing = sorted({e.header.app or "(no app)" for e in episodes if not has_environment(e.header.app)})
+    if missing:
+        first = next(e for e in episodes if (e.header.app or "(no app)") == missing[0])
+        raise EnvironmentUnavailable(
+            f"no environment for app(s) {', '.join(missing)} (e.g. session {first.session_id}); "
+            "environments exist for tau2/<domain> and agentdojo/<suite>: replay the rest from the record")
 
 
 def trace_holds(trace: Sequence[TraceStep], model: FlowModel, theta: float) -> bool:
@@ -161,7 +176,7 @@ def trace_holds(trace: Sequence[TraceStep], model: FlowModel, theta: float) -> b
 
 @dataclass(frozen=True)
 class _ReplayAt:
-    """Replay one episode at one threshold (a picklable callable for the process pool)."""
+    """Replay one episode at one threshold (what a forked worker runs for each episode)."""
 
     source: Any
     options: ReplayOptions
@@ -194,10 +209,20 @@ _JOB: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 """The work a forked pool's workers share: set just before the fork, so nothing is pickled in."""
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """A user-facing error in a worker, carried back as text (not every error pickles)."""
+
+    message: str
+
+
 def _run_job(index: int) -> Any:
     assert _JOB is not None
     fn, items = _JOB
-    return fn(items[index])
+    try:
+        return fn(items[index])
+    except StrettoError as exc:
+        return _Failed(str(exc))
 
 
 def processes_for(episodes: int, processes: int | None) -> int:
@@ -213,11 +238,16 @@ def _map_ordered(fn: Callable[[Any], Any], items: Sequence[Any], processes: int 
     """`[fn(x) for x in items]`, on forked worker processes when there are many items."""
     global _JOB
     n = processes_for(len(items), processes)
-    if n <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    nested = multiprocessing.current_process().daemon  # a pool's worker may not start a pool
+    if n <= 1 or len(items) < 2 or nested or "fork" not in multiprocessing.get_all_start_methods():
         return [fn(x) for x in items]
     _JOB = (fn, items)
     try:
         with multiprocessing.get_context("fork").Pool(n) as pool:
-            return pool.map(_run_job, range(len(items)), chunksize=max(1, len(items) // (n * 8)))
+            out = pool.map(_run_job, range(len(items)), chunksize=max(1, len(items) // (n * 8)))
     finally:
         _JOB = None
+    failed = next((r for r in out if isinstance(r, _Failed)), None)
+    if failed is not None:
+        raise StrettoError(failed.message)
+    return out

@@ -16,16 +16,19 @@ Token counts follow Appendix B: a text's tokens are its characters over CHARS_PE
 from __future__ import annotations
 
 import json
+import logging
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from stretto_core.errors import StrettoError
 from stretto_core.manifest import ToolManifest
-from stretto_core.session import Event, LLMTurn, Lookup, Session, SessionHeader, ToolResult, UserMessage
+from stretto_core.session import Event, LLMTurn, Session, SessionHeader, ToolResult, UserMessage
 from stretto_core.state import call_key
 from stretto_core.turns import TurnClass, classify_turns
 from stretto_core.values import TextResult, parse_result
+
+log = logging.getLogger("stretto.replay")
 
 CHARS_PER_TOKEN = 4
 """Tokens are counted as characters over four (Appendix B), for calls, results and lookups."""
@@ -95,6 +98,8 @@ class PreparedEpisode:
     """For each event index, how many of the agent's LLM turns come after it."""
     results_by_tool: dict[str, list[int]]
     """Event indices of each tool's successful results, for stand-ins."""
+    turn_at_event: dict[int, int]
+    """The number of the agent's LLM turn at each event index that holds one."""
     ceiling_turns: int = 0
     input_tokens: int | None = None
     problems: list[str] = field(default_factory=list)
@@ -121,9 +126,7 @@ class PreparedEpisode:
 
     def result_of(self, call: CallInfo) -> ToolResult:
         assert call.result_index is not None
-        event = self.events[call.result_index]
-        assert isinstance(event, ToolResult)
-        return event
+        return self.result_at(call.result_index)
 
     def stand_in(self, tool: str, key: str, at_event: int) -> tuple[str, bool, bool]:
         """A detour's stand-in: `(content, error, same call)`.
@@ -131,23 +134,19 @@ class PreparedEpisode:
         The nearest recorded result of the same call (the agent's, after a write), else the
         nearest of the same tool (the earlier on a tie), else `{}`.
         """
-        same = [c.result_index for c in self.agent_calls_by_key.get(key, ()) if c.result_index is not None]
-        same = [i for i in same if not self._error_at(i)]
-        nearest = _nearest(same, at_event)
-        if nearest is None:
-            nearest = _nearest(self.results_by_tool.get(tool, []), at_event)
-            if nearest is None:
-                return EMPTY_STAND_IN, False, False
-            event = self.events[nearest]
-            assert isinstance(event, ToolResult)
-            return event.content, event.error, False
-        event = self.events[nearest]
-        assert isinstance(event, ToolResult)
-        return event.content, event.error, True
+        same = [c.result_index for c in self.agent_calls_by_key.get(key, ())
+                if c.result_index is not None and not self.result_at(c.result_index).error]
+        for indices, of_same_call in ((same, True), (self.results_by_tool.get(tool, []), False)):
+            nearest = _nearest(indices, at_event)
+            if nearest is not None:
+                event = self.result_at(nearest)
+                return event.content, event.error, of_same_call
+        return EMPTY_STAND_IN, False, False
 
-    def _error_at(self, index: int) -> bool:
+    def result_at(self, index: int) -> ToolResult:
         event = self.events[index]
-        return isinstance(event, ToolResult) and event.error
+        assert isinstance(event, ToolResult), f"event {index} of {self.session_id} is not a result"
+        return event
 
 
 def _nearest(indices: list[int], at: int) -> int | None:
@@ -247,10 +246,12 @@ def prepare_session(session: Session, manifest: ToolManifest | None = None,
             seen += 1
     after.reverse()
 
+    for problem in problems:
+        log.warning("session %s: %s", session.session_id, problem)
     return PreparedEpisode(
         header=session.header, events=events, manifest=man, calls=calls, turns=turns,
         agent_calls_by_key=by_key, agent_write_ticks=writes, turns_after_event=after,
-        results_by_tool=results_by_tool, ceiling_turns=sum(1 for t in turns if t.ceiling),
+        results_by_tool=results_by_tool, turn_at_event=turn_number, ceiling_turns=sum(1 for t in turns if t.ceiling),
         input_tokens=sum(reported) if reported else None,
         problems=[f"session {session.session_id}: {p}" for p in problems])
 
@@ -268,8 +269,3 @@ def _parsed(result: ToolResult) -> ToolResult:
     if structure is None or isinstance(structure, TextResult):
         return result
     return result.model_copy(update={"parsed": structure})
-
-
-def recorded_lookups(session: Session) -> int:
-    """How many lookups stretto made when the session was recorded (a replay ignores them)."""
-    return sum(1 for e in session.events if isinstance(e, Lookup))

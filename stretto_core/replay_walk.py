@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from stretto_core.engine import Engine, EngineSession
+from stretto_core.replay_episode import CallInfo, PreparedEpisode
 from stretto_core.session import LLMTurn, Lookup, ToolResult, UserMessage
 from stretto_core.speculator import Decision, weigh_all
-from stretto_core.replay_episode import CallInfo, PreparedEpisode
 from stretto_core.state import call_key
 from stretto_core.values import argument_leaves, normalize
 
@@ -46,9 +46,10 @@ class LookupRecord:
     error: bool
     stand_in: bool = False
     stand_in_of_same_call: bool = False
+    """The stand-in is a recorded result of this very call (made across a write)."""
     from_stand_in: bool = False
-    """An argument value came only from a stand-in: the lookup is not the one a live speculator,
-    seeing the real result, would have made, so it never answers a call."""
+    """Strict record replay: an argument value came from another call's stand-in, so the lookup
+    may not be the one a live speculator, seeing the real result, would have made."""
     claimed: CallInfo | None = None
     in_flight: bool = False
     """It was the same call as one the agent had already made in the same turn (used, saves nothing)."""
@@ -132,6 +133,7 @@ class Walk:
         self.session = self.engine.session()
 
     def run(self) -> "Walk":
+        """Walk every event of the episode once, in order."""
         episode = self.episode
         for index, event in enumerate(episode.events):
             if isinstance(event, UserMessage):
@@ -166,9 +168,7 @@ class Walk:
         answered = self.source.answered_in_turn(self, index, turn)
         remaining = [c for c in turn.calls if c.call_id not in answered]
         if not remaining:
-            number = self.episode.calls[turn.calls[0].call_id].turn
-            if number is not None:
-                self.saved_turns.append(number)
+            self.saved_turns.append(self.episode.turn_at_event[index])
             return
         self.session.observe(turn if len(remaining) == len(turn.calls)
                              else turn.model_copy(update={"calls": remaining}))

@@ -124,3 +124,14 @@ def test_an_unknown_policy_is_refused_by_name() -> None:
 def test_a_threshold_outside_zero_and_one_is_refused() -> None:
     with pytest.raises(StrettoError, match="between 0 and 1"):
         ReplayOptions(theta=1.5)
+
+
+def _replay_many_in_a_worker(count: int) -> int:
+    return replay_sessions(flow(), sessions(count), ReplayOptions(processes=2)).episodes
+
+
+def test_a_replay_inside_another_pools_worker_runs_in_that_worker() -> None:
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.map(_replay_many_in_a_worker, [41]) == [41]

@@ -142,3 +142,11 @@ def test_env_replay_on_a_retail_episode_agrees_with_record_replay() -> None:
     assert env.lookups >= 1
     assert record.turns_saved <= env.turns_saved  # the record's savings are exact, never more
     assert record.turns_saved == env.turns_saved
+
+
+def test_an_environment_replay_of_an_app_without_an_environment_fails_before_any_work() -> None:
+    from stretto_core.envs import EnvironmentUnavailable
+
+    script = Script(app="workbench/email").user("hi").agent(text="hello")
+    with pytest.raises(EnvironmentUnavailable, match="no environment for app.s. workbench/email .e.g. session s1."):
+        replay_sessions(shop_flow(), [script.session()], ReplayOptions(env=True))
