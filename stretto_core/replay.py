@@ -112,7 +112,7 @@ def replay_sessions(source: EngineSource, sessions: Sequence[Session | PreparedE
                     options: ReplayOptions | None = None) -> ReplayResult:
     """Replay every episode; totals over them at the top level of the result, then the rows."""
     options = options or ReplayOptions()
-    episodes = prepare_sessions(sessions, options.manifest)
+    episodes = prepare_sessions(_labelled_for_env(sessions, options), options.manifest)
     _check_environments(episodes, options)
     replays = _map_ordered(_ReplayAt(source, options), episodes, options.processes)
     return assemble(options, replays)
@@ -131,11 +131,23 @@ def replay_thetas(source: EngineSource, sessions: Sequence[Session | PreparedEpi
     order = sorted(set(float(t) for t in thetas))
     for theta in order:
         replace(options, theta=theta)  # validates each threshold before any work
-    episodes = prepare_sessions(sessions, options.manifest)
+    episodes = prepare_sessions(_labelled_for_env(sessions, options), options.manifest)
     _check_environments(episodes, options)
     per_episode = _map_ordered(_SweepAt(source, options, tuple(order)), episodes, options.processes)
     return {theta: assemble(replace(options, theta=theta), [runs[i] for runs in per_episode])
             for i, theta in enumerate(order)}
+
+
+def _labelled_for_env(sessions: Sequence[Session | PreparedEpisode],
+                      options: ReplayOptions) -> list[Session | PreparedEpisode]:
+    """In environment replay, AgentDojo runs are labelled with the data revision they ran on."""
+    if not options.env:
+        return list(sessions)
+    from stretto_core.envs.recordings import label_agentdojo_data
+
+    plain = [s for s in sessions if isinstance(s, Session)]
+    labelled = iter(label_agentdojo_data(plain))
+    return [next(labelled) if isinstance(s, Session) else s for s in sessions]
 
 
 def assemble(options: ReplayOptions, replays: Sequence[EpisodeReplay]) -> ReplayResult:

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from pydantic import BaseModel
 
 from stretto_core.flow import Flow
+from stretto_core.replay_rows import ReplayResult
 from stretto_core.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
 from stretto_core.session import Lookup, LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
 
@@ -23,7 +24,7 @@ FORMATS_DOC = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
 DOCUMENTED_MODELS: list[type[BaseModel]] = [
     SessionHeader, UserMessage, LLMTurn, ToolResult, Lookup, ToolCall, Usage, Session,
     ToolManifest, ToolSpec, InputContract,
-    Flow,
+    Flow, ReplayResult,
 ]
 DOCUMENTED_ENUMS: list[type[Enum]] = [ToolKind]
 
