@@ -11,12 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from stretto_core.bindings_model import site_name
 from stretto_core.counts import START
 from stretto_core.flow import Flow
 from stretto_core.flow_runtime import FlowRuntime
+from stretto_core.steps import FAILED, parse_symbol
 
 SHOW_FLOOR = 0.05
 """`flow show` lists reads whose reach at a site is at least this."""
+
+
+def site_of_symbol(symbol: str) -> str:
+    """The serving site (what per-site thresholds are keyed by) of a step symbol."""
+    step = parse_symbol(symbol)
+    return site_name(step.action, step.outcome == FAILED)
 
 
 @dataclass
@@ -87,10 +95,10 @@ def show(flow: Flow, theta: float = 0.3, floor: float = SHOW_FLOOR) -> str:
     for row in site_lookups(flow, floor):
         if row.site != current:
             current = row.site
-            th = flow.thresholds.get(row.site)
+            th = flow.thresholds.get(site_of_symbol(row.site))
             lines += ["", f"## after `{row.site}`" + (f" (θ = {th:g})" if th is not None else ""), "",
                       "| lookup | reach r | ρ | score | sources |", "|---|---|---|---|---|"]
-        mark = " ✓" if row.score >= flow.thresholds.get(row.site, theta) else ""
+        mark = " ✓" if row.score >= flow.thresholds.get(site_of_symbol(row.site), theta) else ""
         lines.append(f"| `{row.tool}`{mark} | {row.reach:.3f} | {row.rho:.3f} | {row.score:.3f} | "
                      f"{'; '.join(row.sources) or '-'} |")
     if flow.table is not None:
@@ -127,8 +135,8 @@ def diff(old: Flow, new: Flow, theta: float = 0.3, tolerance: float = 0.05) -> D
         a_row, b_row = before.get(key), after.get(key)
         a_score = a_row.score if a_row else 0.0
         b_score = b_row.score if b_row else 0.0
-        a_on = a_score >= old.thresholds.get(key[0], theta)
-        b_on = b_score >= new.thresholds.get(key[0], theta)
+        a_on = a_score >= old.thresholds.get(site_of_symbol(key[0]), theta)
+        b_on = b_score >= new.thresholds.get(site_of_symbol(key[0]), theta)
         if b_on and not a_on:
             d.review.append(f"after {key[0]}: now looks up {key[1]} (score {a_score:.3f} → {b_score:.3f})")
         elif a_on and not b_on:

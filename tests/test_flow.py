@@ -110,3 +110,27 @@ def test_the_cli_learns_shows_merges_and_diffs(retail_train, tmp_path: Path, cap
     assert main(["flow", "diff", str(tmp_path / "m.json"), str(tmp_path / "ab.json")]) == 0
     assert main(["flow", "diff", str(tmp_path / "a.json"), str(tmp_path / "ab.json")]) in (0, 1)
     assert main(["learn", str(tmp_path / "nothing-here"), "--out", str(tmp_path / "x.json")]) == 2
+
+
+def test_a_site_switched_off_makes_no_lookups_there(retail_train, tmp_path: Path) -> None:
+    from stretto_core.engine import Engine
+    from stretto_core.flow_runtime import FlowRuntime
+    from stretto_core.session import ToolResult
+
+    path = tmp_path / "f.flow.json"
+    save_flow(learn(retail_train), path)
+    assert main(["flow", "threshold", str(path), "--site", "get_user_details", "--theta", "2"]) == 0
+    flow = load_flow(path)
+    assert flow.thresholds == {"get_user_details": 2.0}
+    assert "(θ = 2)" in show(flow)
+    engine = Engine(FlowRuntime(flow))
+    made_after: dict[str, int] = {}
+    for session in retail_train[:15]:
+        es = engine.session()
+        for event in session.events:
+            es.observe(event)
+            if isinstance(event, ToolResult) and event.tool in ("get_user_details", "find_user_id_by_email"):
+                made = es.run_lookups(event.call_id, lambda tool, args: ("{}", False))
+                made_after[event.tool] = made_after.get(event.tool, 0) + len(made)
+    assert made_after.get("get_user_details", 0) == 0
+    assert made_after.get("find_user_id_by_email", 0) > 0

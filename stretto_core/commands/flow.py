@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from stretto_core.errors import StrettoError
 from stretto_core.flow import load_flow, merge, save_flow
 from stretto_core.flow_review import diff, show
 
@@ -38,6 +39,22 @@ def diff_command(old: Path = typer.Argument(...), new: Path = typer.Argument(...
     typer.echo(d.render(), nl=False)
     if d.needs_review:
         raise typer.Exit(1)
+
+
+@flow_app.command("threshold")
+def threshold_command(path: Path = typer.Argument(..., help="A flow file, changed in place unless --out."),
+                      site: str = typer.Option(..., "--site", help="The site: the tool whose result the lookups "
+                                                                   "follow, e.g. `get_user_details`, "
+                                                                   "`get_user_details (failed)`, or `start`."),
+                      theta: float = typer.Option(..., "--theta", help="θ at that site; above 1 switches it off."),
+                      out: Path = typer.Option(None, "--out", help="Write the changed flow here instead.")) -> None:
+    """Set θ at one site (the speculator's threshold there), e.g. to hold back a site that detours."""
+    if theta < 0:
+        raise StrettoError(f"--theta must be at least 0, not {theta}")
+    flow = load_flow(path)
+    flow.thresholds = {**flow.thresholds, site: theta}
+    save_flow(flow, out or path)
+    typer.echo(f"θ at {site} is {theta:g} in {out or path}")
 
 
 def register(app: typer.Typer) -> None:
