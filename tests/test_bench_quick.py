@@ -1,0 +1,39 @@
+"""`stretto bench --quick` runs end to end on a slice of the published data, in under a minute."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from stretto_core.cli import main
+from stretto_core.paths import data_root
+
+QUICK_BUDGET_SECONDS = 60
+
+needs_data = pytest.mark.skipif(not (data_root() / "tau2").is_dir(), reason="published data not found (STRETTO_DATA)")
+
+
+@needs_data
+def test_a_quick_bench_writes_the_readme_the_plots_and_the_json_rows_in_under_a_minute(tmp_path) -> None:
+    out = tmp_path / "results"
+    started = time.perf_counter()
+    assert main(["bench", "--quick", "--no-progress", "--out", str(out)]) == 0
+    assert time.perf_counter() - started < QUICK_BUDGET_SECONDS
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    for heading in ("## Split", "Table 3", "Table 2", "Table 4", "Table 3b", "## Costs", "## Timings"):
+        assert heading in readme, heading
+    assert "seed 0" in readme and "official" in readme
+    for plot in ("reliability", "sweep", "curves"):
+        assert (out / "plots" / f"{plot}.png").stat().st_size > 1000, plot
+    table3 = json.loads((out / "json" / "table3.json").read_text())
+    assert table3 and {"a", "b", "difference"} <= set(table3[0])
+    assert json.loads((out / "json" / "split_summary.json").read_text())
+    assert (out / "split.json").is_file()
+
+
+def test_a_missing_data_folder_is_a_clear_error(tmp_path, capsys) -> None:
+    assert main(["bench", "--quick", "--no-progress", "--data", str(tmp_path / "nowhere"),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "no such data folder" in capsys.readouterr().err
