@@ -56,8 +56,15 @@ class Engine:
         self.config = config or EngineConfig()
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
 
-    def session(self) -> "EngineSession":
-        return EngineSession(self)
+    def session(self, live_manifest: ToolManifest | None = None) -> "EngineSession":
+        """A new session's state; `live_manifest` is the tools this session's server lists, when
+        known per session (it narrows the engine's guard: a tool it does not mark read is never
+        looked up, nor one whose contract changed)."""
+        guard = self.guard
+        if live_manifest is not None:
+            live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
+            guard = Guard(self.model.manifest, live, self.config.allow)
+        return EngineSession(self, guard)
 
 
 @dataclass
@@ -65,6 +72,7 @@ class EngineSession:
     """One agent session as the engine sees it: tool state, abstract history, budgets."""
 
     engine: Engine
+    guard: Guard
     state: ToolState = field(init=False)
     history: list[str] = field(default_factory=list)
     site: str = START_SITE
@@ -119,10 +127,10 @@ class EngineSession:
         if self.lookups_this_call >= cfg.per_call or self.lookups_total >= cfg.per_session:
             return None
         started = time.perf_counter()
-        decision = decide(self.engine.model, self.engine.guard, self.state, self.history, self.site,
+        decision = decide(self.engine.model, self.guard, self.state, self.history, self.site,
                           cfg.theta, cfg.policy)
         self.decide_seconds.append(time.perf_counter() - started)
-        if decision is not None and not self.engine.guard.permits(decision.tool):
+        if decision is not None and not self.guard.permits(decision.tool):
             raise AssertionError(f"the speculator chose {decision.tool}, which is not a permitted read")
         return decision
 

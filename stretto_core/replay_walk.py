@@ -130,7 +130,7 @@ class Walk:
     """The engine's call ids of lookups whose results were another call's stand-ins."""
 
     def __post_init__(self) -> None:
-        self.session = self.engine.session()
+        self.session = self.engine.session(live_manifest=self.episode.header.manifest)
 
     def run(self) -> "Walk":
         """Walk every event of the episode once, in order."""
@@ -241,7 +241,7 @@ class Walk:
         """Every permitted read that binds now, with both scores and whether the agent makes it."""
         engine, session = self.engine, self.session
         out = []
-        for c in weigh_all(engine.model, engine.guard, session.state, session.history, session.site):
+        for c in weigh_all(engine.model, session.guard, session.state, session.history, session.site):
             key = call_key(c.tool, c.arguments)
             used = self.unclaimed_reachable(key, index) is not None
             out.append(Candidate(self.decisions, response, c.tool, key, session.site, c.reach,

@@ -160,3 +160,31 @@ def test_an_unknown_tool_is_never_a_read() -> None:
     manifest = ToolManifest(tools={"known": ToolSpec(kind=ToolKind.read)})
     assert not manifest.is_read("unknown")
     assert not Guard(manifest).permits("unknown")
+
+
+@settings(max_examples=60, deadline=None)
+@given(manifest=manifests(allow_missing=False), session_live=manifests(), session=sessions())
+def test_a_sessions_own_server_listing_narrows_what_the_engine_may_look_up(manifest: ToolManifest,
+                                                                          session_live: ToolManifest,
+                                                                          session: Session) -> None:
+    engine = Engine(_RecklessModel(manifest), EngineConfig(theta=0.0))
+    es = engine.session(live_manifest=session_live)
+    called: list[str] = []
+    for event in session.events:
+        es.observe(event)
+        if isinstance(event, ToolResult):
+            es.run_lookups(event.call_id, lambda tool, args: (called.append(tool), ("{}", False))[1])
+    assert all(manifest.is_read(t) and session_live.is_read(t) for t in called)
+
+
+def test_with_a_user_present_the_telecom_agent_is_never_given_the_users_phone_tools() -> None:
+    from stretto_core.ingest.common import ManifestSource
+    from stretto_core.ingest.tau2 import convert
+    from stretto_core.paths import data_root
+
+    folder = data_root() / "tau2" / "trajectories" / "telecom"
+    with_user = convert(next(folder.glob("gpt-4.1__results__*_default_*.json")), ManifestSource()).sessions[0]
+    solo = convert(next(folder.glob("gpt-4.1__results__*_no-user_*.json")), ManifestSource()).sessions[0]
+    assert solo.header.manifest.is_read("check_status_bar")
+    assert not with_user.header.manifest.is_read("check_status_bar")
+    assert with_user.header.manifest.is_read("get_customer_by_phone")

@@ -9,6 +9,8 @@ The harness and agent come from the file name `<agent>__<harness>__<file>.json`.
 
 from __future__ import annotations
 
+import json
+
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -17,6 +19,8 @@ from stretto_core.errors import InputError
 from stretto_core.ingest.common import (EpisodeBuilder, FileResult, ManifestSource, SkippedRecord,
                                         attach_manifest, content_text, file_tag, make_session_id,
                                         parse_time, read_json, slug, usage_of)
+from stretto_core.manifest import ToolManifest
+from stretto_core.paths import manifest_path
 from stretto_core.session import Session, SessionHeader
 from stretto_core.splits import official_split
 
@@ -80,8 +84,24 @@ def convert(path: Path, manifests: ManifestSource) -> FileResult:
                                              where=f"simulation {index}"))
             continue
         out.sessions.append(session)
-    attach_manifest(out.sessions, manifests.get(BENCHMARK, domain))
+    manifest = manifests.get(BENCHMARK, domain)
+    if manifest is not None and SOLO_MARK not in path.name:
+        manifest = _agent_side(manifest, domain)
+    attach_manifest(out.sessions, manifest)
     return out
+
+
+def _agent_side(manifest: ToolManifest, domain: str) -> ToolManifest:
+    """With a user present, the agent has only its own toolkit: the user's device tools (telecom's
+    phone) are the user's to call, so the agent's manifest leaves them out and no lookup makes them."""
+    try:
+        raw = json.loads(manifest_path(BENCHMARK, domain).read_text())
+    except (OSError, ValueError):
+        return manifest
+    agent_tools = (raw.get("notes") or {}).get("agent_tools") if isinstance(raw, dict) else None
+    if not isinstance(agent_tools, dict):
+        return manifest
+    return manifest.model_copy(update={"tools": {n: t for n, t in manifest.tools.items() if n in agent_tools}})
 
 
 def _unwrap(data: Any, path: Path) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
