@@ -21,6 +21,9 @@ made and their values as passed), and at the call's site:
 
 All of it is counted for every argument, required or not: which arguments are required is a
 property of the merged counts (`bindings_compile`), not of one session.
+
+The evidence is the bulk of the work (every source, at every value); `bindings_sources` counts
+it in bulk, to the same counts.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from typing import Any
 
 from stretto_core.bindings_model import (ALIGNED, FREE, START_SITE, ArgCounts, BindingCounts,
                                          LookupCounts, site_name, source_key)
-from stretto_core.bindings_pick import (aligned_pick, eligible_path, free_pick, list_candidates,
-                                        list_key, pool_of)
+from stretto_core.bindings_pick import eligible_path, list_candidates, list_key, pool_of
+from stretto_core.bindings_sources import count_value, flush_sources, source_paths
 from stretto_core.manifest import ToolManifest
 from stretto_core.session import LLMTurn, Lookup, Session, ToolCall, ToolResult, UserMessage
 from stretto_core.state import ResultEntry, ToolState
@@ -41,6 +44,16 @@ from stretto_core.values import argument_leaves, normalize
 def count_session(session: Session, manifest: ToolManifest) -> BindingCounts:
     """One session's binding counts, at weight 1."""
     counts = BindingCounts(sessions=1.0)
+    count_session_into(counts, session, manifest)
+    return counts
+
+
+def count_session_into(counts: BindingCounts, session: Session, manifest: ToolManifest) -> None:
+    """Add one session's binding counts, at weight 1, to `counts` (all but `sessions`).
+
+    Every count is a sum of whole numbers, so counting straight into running totals gives the
+    same floats as adding the session's own counts to them.
+    """
     state = ToolState(manifest)
     outcome = {e.call_id: e.error for e in session.events if isinstance(e, ToolResult)}
     users_calls: set[str] = set()
@@ -69,7 +82,7 @@ def count_session(session: Session, manifest: ToolManifest) -> BindingCounts:
             state.observe_lookup(event.call_id, event.tool, event.arguments, event.content, event.parsed,
                                  event.error)
             site = site_name(event.tool, event.error)
-    return counts
+    flush_sources(state)
 
 
 def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: str) -> None:
@@ -148,43 +161,14 @@ def _found(found: dict[str, float], site_found: dict[str, dict[str, float]], sit
     per_site[src] = per_site.get(src, 0.0) + 1.0
 
 
-def _bump(evidence: dict[str, dict[str, list[float]]], cls: str, src: str, eq: bool) -> None:
-    cell = evidence.setdefault(cls, {}).setdefault(src, [0.0, 0.0])
-    cell[0] += 1.0
-    if eq:
-        cell[1] += 1.0
-
-
 def _evidence_value(counts: ArgCounts, state: ToolState, tool: str, arg: str, key: str,
                     anchors: list[str]) -> None:
-    free = counts.evidence.setdefault(FREE, {})
-    aligned = counts.evidence.setdefault(ALIGNED, {}) if anchors else None
+    counts.evidence.setdefault(FREE, {})
     counts.evaluated[FREE] = counts.evaluated.get(FREE, 0.0) + 1.0
-    if aligned is not None:
+    if anchors:
+        counts.evidence.setdefault(ALIGNED, {})
         counts.evaluated[ALIGNED] = counts.evaluated.get(ALIGNED, 0.0) + 1.0
-    for source_tool in state.ok_results:
-        pool = pool_of(state, source_tool)
-        for path in _source_paths(pool):
-            src = source_key(source_tool, path)
-            pick = free_pick(state, tool, arg, pool, path)
-            if pick is not None:
-                _bump(free, pick.mention, src, pick.key == key)
-            if aligned is not None:
-                pick = aligned_pick(state, tool, arg, pool, path, anchors) or pick
-                if pick is not None:
-                    _bump(aligned, pick.mention, src, pick.key == key)
-
-
-def _source_paths(pool: list[ResultEntry]) -> list[str]:
-    """The source paths of any result of a pool, newest result first, each once."""
-    if len(pool) == 1:
-        return [p for p in pool[0].index.by_path if eligible_path(p)]
-    seen: dict[str, None] = {}
-    for entry in pool:
-        for path in entry.index.by_path:
-            if path not in seen and eligible_path(path):
-                seen[path] = None
-    return list(seen)
+    count_value(state, counts, tool, arg, key, anchors)
 
 
 def _evidence_list(counts: ArgCounts, state: ToolState, tool: str, arg: str,
@@ -196,7 +180,7 @@ def _evidence_list(counts: ArgCounts, state: ToolState, tool: str, arg: str,
     passed = state.passed_lists.get(tool) or ()
     for source_tool in state.ok_results:
         pool = pool_of(state, source_tool)
-        for path in _source_paths(pool):
+        for path in source_paths(pool):
             entry = next(e for e in pool if path in e.index.by_path)
             _values, pick = list_candidates(entry, path)
             if not pick or (arg, list_key(pick)) in passed:

@@ -85,17 +85,25 @@ def _add_map(mine: dict[str, float], theirs: dict[str, float], w: float) -> None
 
 def _add_nested(mine: dict[str, dict[str, float]], theirs: dict[str, dict[str, float]], w: float) -> None:
     for k, sub in theirs.items():
-        _add_map(mine.setdefault(k, {}), sub, w)
+        target = mine.get(k)
+        if target is None:
+            target = mine[k] = {}
+        _add_map(target, sub, w)
 
 
 def _add_evidence(mine: dict[str, dict[str, list[float]]], theirs: dict[str, dict[str, list[float]]],
                   w: float) -> None:
     for cls, per_source in theirs.items():
-        target = mine.setdefault(cls, {})
+        target = mine.get(cls)
+        if target is None:
+            target = mine[cls] = {}
         for src, (has, eq) in per_source.items():
-            cur = target.setdefault(src, [0.0, 0.0])
-            cur[0] += w * has
-            cur[1] += w * eq
+            cur = target.get(src)
+            if cur is None:  # a fresh cell, [0.0, 0.0], plus these
+                target[src] = [0.0 + w * has, 0.0 + w * eq]
+            else:
+                cur[0] += w * has
+                cur[1] += w * eq
 
 
 class ArgCounts(_Model):
@@ -159,7 +167,7 @@ class ArgCounts(_Model):
             return
         if varied or (canonical is not None and self.constant is not None and canonical != self.constant):
             self.varied, self.constant = True, None
-        elif canonical is not None:
+        elif canonical is not None and self.constant is None:  # (else it is this value already)
             self.constant = canonical
 
 
@@ -200,9 +208,13 @@ class BindingCounts(_Model):
 
     def add_session(self, session: Any, manifest: Any, weight: float = 1.0, constants: bool = False) -> None:
         """Count one session's read calls into these counts (see `bindings_learn`)."""
-        from stretto_core.bindings_learn import count_session
+        from stretto_core.bindings_learn import count_session, count_session_into
 
-        self.add(count_session(session, manifest), weight)
+        if weight == 1.0:  # the session's counts added at weight 1 are its counts, added as counted
+            count_session_into(self, session, manifest)
+            self.sessions += 1.0
+        else:
+            self.add(count_session(session, manifest), weight)
         self.constants = self.constants or constants
 
     def add(self, other: "BindingCounts", weight: float = 1.0) -> None:

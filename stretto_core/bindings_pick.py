@@ -31,6 +31,12 @@ Mention class of a pick, in this order:
 Paths that name data rather than structure (a key with whitespace or with ≥ `DATA_KEY_DIGITS`
 digits, as in `$.variants.1008292230.price` or AgentDojo's `$.Le Marais.rating`) are not sources:
 each would be one record's path, and there would be as many as records.
+
+Speed: what a pick at a path reads of its pool (the results holding the path, their candidates
+and namings) is gathered once into `Holders`, kept until the user speaks again. Where the tool was
+passed none of the candidates for the argument, the pick and its class depend on neither the tool
+nor the argument, so the holders keep that pick (`fresh_pick`), and the classed picks of aligned
+values, for every argument.
 """
 
 from __future__ import annotations
@@ -38,13 +44,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Sequence
 
-from stretto_core.bindings_mention import (LIST_MARK, addresses, clearest, keys_at, list_prefix,
-                                           mention_flags)
+from stretto_core.bindings_mention import (LIST_MARK, Candidates, Named, addresses, candidates, clearest,
+                                           keys_at, list_prefix, named_view)
 from stretto_core.bindings_model import DESCRIBED_READ, MENTIONED, NAMED_OTHER, PLAIN
 from stretto_core.state import ResultEntry, ToolState, is_keyish
 from stretto_core.values import normalize
+
+_NOTHING: frozenset[str] = frozenset()
 
 DATA_KEY_DIGITS = 4
 """A path key with this many digits or more is a record's id, not a field name."""
@@ -66,7 +74,7 @@ def eligible_path(path: str) -> bool:
     return True
 
 
-@dataclass
+@dataclass(slots=True)
 class Pick:
     """One pick at one source: the value, its result and place there, its mention class."""
 
@@ -85,38 +93,182 @@ def pool_of(state: ToolState, tool: str) -> list[ResultEntry]:
     return results[:-MAX_POOL - 1:-1]
 
 
+@dataclass(slots=True)
+class Holders:
+    """The results of a pool holding a path, newest first, with what every pick there reads."""
+
+    entries: list[ResultEntry]
+    candidates: list[Candidates]
+    version: int = -1
+    """The `user_version` the fields below are current for."""
+    flagged: frozenset[str] = frozenset()
+    """Every key the user named in any of them."""
+    named: bool = False
+    """Some candidate with a key is named: a pick must weigh namings (else it is the newest's first open)."""
+    fresh: Pick | None | bool = False
+    """The free pick for an argument passed none of the candidates (the same for every such
+    argument; False until known)."""
+    views: list[Named | None] | None = None
+    """The `named_view` of each entry the naming fields were computed from."""
+    fresh_pool: tuple[int, int] | None = None
+    """The pool (newest position, size) `fresh` was picked in, when `named`: naming weighs the
+    record words of every result of the pool, not only of these."""
+    picks: dict[tuple[int, int], Pick] | None = None
+    """Picks by (result position, index) for an argument passed none of the candidates (their class
+    is the same for every such argument), while the naming fields stand."""
+
+
+def holders(state: ToolState, pool: list[ResultEntry], path: str) -> Holders:
+    """The pool's results holding `path`, named as of the state's `user_version`.
+
+    Cached in `state.views` by the results themselves, so pools that differ only in results
+    without the path share one; one taken earlier is current again after `renamed`.
+    """
+    entries = [entry for entry in pool if path in entry.index.by_path]
+    if not entries:
+        return Holders([], [], state.user_version)
+    tag = ("p", path, *[entry.position for entry in entries])
+    got = state.views.get(tag)
+    if got is None:
+        got = state.views[tag] = gather(pool, path)
+    return renamed(state, path, got)
+
+
+def gather(pool: list[ResultEntry], path: str) -> Holders:
+    """The pool's results holding `path`, not yet named (`renamed`), and not cached."""
+    entries = [entry for entry in pool if path in entry.index.by_path]
+    return Holders(entries, [candidates(entry, path) for entry in entries])
+
+
+def renamed(state: ToolState, path: str, held: Holders) -> Holders:
+    """`held` (the holders of `path`) with its naming brought to the state's `user_version`."""
+    if held.version == state.user_version:
+        return held
+    views = [named_view(state, entry, path) for entry in held.entries]
+    if held.views is not None and not held.named and all(a is b for a, b in zip(views, held.views)):
+        held.version = state.user_version
+        return held  # nothing named, before or now: the fresh pick stands
+    _name(held, views, state.user_version)
+    return held
+
+
+def _name(held: Holders, views: list[Named | None], version: int) -> None:
+    """Set the naming fields of `held` from its entries' `named_view`s (and forget its fresh pick)."""
+    held.version, held.views, held.fresh, held.picks = version, views, False, None
+    flagged: frozenset[str] = frozenset()
+    named = False
+    for view, cands in zip(views, held.candidates):
+        if view is not None:
+            flagged |= view.keys
+            named = named or any(cands.keys[i] for i in view.named)
+    held.flagged, held.named = flagged, named
+
+
+def _meets(passed: set[str] | frozenset[str], keys: dict[str, int]) -> bool:
+    """Some value passed is among `keys` (`passed` is the small side)."""
+    for k in passed:
+        if k in keys:
+            return True
+    return False
+
+
+def _held(key: str, held: Holders) -> bool:
+    """Some result of `held` has `key` among its candidates."""
+    for cands in held.candidates:
+        if key in cands.first:
+            return True
+    return False
+
+
+def _any_held(passed: set[str] | frozenset[str], held: Holders) -> bool:
+    """Some value passed is among the candidates of `held`."""
+    for key in passed:
+        for cands in held.candidates:
+            if key in cands.first:
+                return True
+    return False
+
+
 def free_pick(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], path: str) -> Pick | None:
     """The free pick at (the pool's tool, `path`) for argument `arg` of `tool` (module docstring)."""
-    passed = state.passed.get(tool) or ()
-    open_: list[tuple[ResultEntry, list[int]]] = []
-    fallback: tuple[ResultEntry, int] | None = None
-    newest = True
-    for entry in pool:
-        keys = keys_at(entry, path)
-        if not keys:
-            continue
-        indexes = [i for i, k in enumerate(keys) if k and (arg, k) not in passed]
+    return free_pick_held(state, tool, arg, pool, path, holders(state, pool, path),
+                          state.passed_values(tool, arg))
+
+
+def free_pick_held(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], path: str,
+                   held: Holders, passed: set[str] | frozenset[str]) -> Pick | None:
+    """`free_pick` given `holders(state, pool, path)` and `state.passed_values(tool, arg)`."""
+    if not held.entries:
+        return None
+    if not _any_held(passed, held):
+        return fresh_pick(state, pool, path, held)
+    found = _free_choice(state, pool, path, held, passed)
+    return None if found is None else _pick_held(state, tool, arg, held, path, passed, *found)
+
+
+def fresh_pick(state: ToolState, pool: list[ResultEntry], path: str, held: Holders) -> Pick | None:
+    """The free pick at `path` for an argument its tool was passed none of the candidates for: the
+    same for every such argument and tool (kept on `held` until it is `renamed`)."""
+    if not held.entries:
+        return None
+    if held.fresh is False or (held.named and held.fresh_pool != (pool[0].position, len(pool))):
+        found = _free_choice(state, pool, path, held, _NOTHING)
+        if found is None:
+            held.fresh = None
+        elif not held.flagged:  # nothing named and nothing passed: plain
+            entry, index = found
+            held.fresh = Pick(entry.index.by_path[path][index], keys_at(entry, path)[index], index, entry, PLAIN)
+        else:  # with nothing passed, the class depends on neither the tool nor the argument
+            held.fresh = _pick_held(state, "", "", held, path, _NOTHING, *found)
+        held.fresh_pool = (pool[0].position, len(pool)) if held.named else None
+    return held.fresh
+
+
+def _free_choice(state: ToolState, pool: list[ResultEntry], path: str, held: Holders,
+                 passed: set[str] | frozenset[str]) -> tuple[ResultEntry, int] | None:
+    """The result and index of the free pick, before it is classed."""
+    if not held.named:  # nothing named: the first open candidate of the newest result holding the path
+        indexes = _open(held.candidates[0], passed)
+        return (held.entries[0], indexes[0]) if indexes else None
+    open_: list[tuple[ResultEntry, Sequence[int]]] = []
+    for entry, cands in zip(held.entries, held.candidates):
+        indexes = _open(cands, passed)
         if indexes:
             open_.append((entry, indexes))
-            if newest:
-                fallback = (entry, indexes[0])
-        newest = False
-        if not state.user_version:
-            break
     if not open_:
         return None
     named = clearest(state, pool, path, open_)
-    if named is None:
-        if fallback is None:
-            return None  # the newest result holding the path has nothing left, and no naming
-        named = fallback
-    return _pick(state, tool, arg, pool, path, *named)
+    if named is not None:
+        return named
+    newest, indexes = open_[0]
+    if newest is not held.entries[0]:
+        return None  # the newest result holding the path has nothing left, and no naming
+    return newest, indexes[0]
 
 
-def _pick(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], path: str,
-          entry: ResultEntry, index: int) -> Pick:
-    return Pick(entry.index.by_path[path][index], keys_at(entry, path)[index], index, entry,
-                classify(state, tool, arg, pool, path, entry, index))
+def _open(cands: Candidates, passed: set[str] | frozenset[str]) -> Sequence[int]:
+    """The indexes of candidates the tool was not yet passed for the argument (do not modify)."""
+    if not _meets(passed, cands.first):
+        return cands.keyed
+    keys = cands.keys
+    return [i for i in cands.keyed if keys[i] not in passed]
+
+
+def _pick_held(state: ToolState, tool: str, arg: str, held: Holders, path: str,
+               passed: set[str] | frozenset[str], entry: ResultEntry, index: int) -> Pick:
+    """The pick of the candidate at `index` of `path` in `entry` (one of `held`'s), classed."""
+    if _any_held(passed, held):
+        return Pick(entry.index.by_path[path][index], keys_at(entry, path)[index], index, entry,
+                    _classify_held(state, tool, arg, held, path, passed, entry, index))
+    picks = held.picks
+    if picks is None:
+        picks = held.picks = {}
+    pick = picks.get((entry.position, index))
+    if pick is None:
+        pick = picks[(entry.position, index)] = Pick(
+            entry.index.by_path[path][index], keys_at(entry, path)[index], index, entry,
+            _classify_held(state, tool, arg, held, path, passed, entry, index))
+    return pick
 
 
 def classify(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], path: str,
@@ -124,26 +276,28 @@ def classify(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], pat
     """The mention class of the candidate at `index` of `path` in `entry` (module docstring)."""
     if not state.user_version and not state.given:
         return PLAIN
-    if mention_flags(state, entry, path)[index]:
-        return MENTIONED
+    return _classify_held(state, tool, arg, holders(state, pool, path), path,
+                          state.passed_values(tool, arg), entry, index)
+
+
+def _classify_held(state: ToolState, tool: str, arg: str, held: Holders, path: str,
+                   passed: set[str] | frozenset[str], entry: ResultEntry, index: int) -> str:
+    """`classify`, given the pool's holders of the path and the values passed for the argument."""
+    if not state.user_version and not state.given:
+        return PLAIN
     key = keys_at(entry, path)[index]
-    passed = state.passed.get(tool) or ()
-    others: list[str] = []
-    for other in pool:
-        keys = keys_at(other, path)
-        if not keys:
-            continue
-        flags = mention_flags(state, other, path)
-        for i, k in enumerate(keys):
-            if k != key:
-                if flags[i]:
-                    return NAMED_OTHER
-                if (arg, k) in passed:
-                    others.append(k)
-    for k in others:
-        read = state.result_for.get((tool, arg, k))
-        if read is not None and read.ok and _holds_given(state, read, entry):
-            return DESCRIBED_READ
+    if state.user_version:
+        view = named_view(state, entry, path)
+        if view is not None and view.flags[index]:
+            return MENTIONED
+        flagged = held.flagged
+        if flagged and (len(flagged) > 1 or key not in flagged):
+            return NAMED_OTHER
+    for k in passed:
+        if k != key and _held(k, held):
+            read = state.result_for.get((tool, arg, k))
+            if read is not None and read.ok and _holds_given(state, read, entry):
+                return DESCRIBED_READ
     return PLAIN
 
 
@@ -174,18 +328,54 @@ def aligned_pick(state: ToolState, tool: str, arg: str, pool: list[ResultEntry],
     None when the path is in no list or no element holds an anchor: the caller falls back to
     `free_pick`. Learning anchors on the agent's own values of the call's other arguments.
     """
+    return aligned_pick_held(state, tool, arg, path, holders(state, pool, path),
+                             state.passed_values(tool, arg), anchors)
+
+
+def aligned_pick_held(state: ToolState, tool: str, arg: str, path: str, held: Holders,
+                      passed: set[str] | frozenset[str], anchors: list[str],
+                      elements: dict[tuple[int, str], tuple[int, ...] | None] | None = None) -> Pick | None:
+    """`aligned_pick` given `holders(state, pool, path)` and `state.passed_values(tool, arg)`.
+
+    `elements` keeps, for one set of anchors, the element each (result position, list prefix)
+    found, for the next path under the same list.
+    """
     prefix = list_prefix(path)
     if prefix is None or not anchors:
         return None
-    depth = prefix.count(LIST_MARK)
-    for entry in pool:
-        if path not in entry.index.by_path:
-            continue
-        for anchor in anchors:
-            element = _element_of(entry, prefix, depth, anchor)
-            if element is not None:
-                return value_in_element(state, tool, arg, pool, entry, path, prefix, element)
+    depth = _depth(prefix)
+    for entry in held.entries:
+        tag = (entry.position, prefix)
+        if elements is not None and tag in elements:
+            element = elements[tag]
+        else:
+            element = _anchored(entry, prefix, depth, anchors)
+            if elements is not None:
+                elements[tag] = element
+        if element is not None:
+            index = _element_index(entry, path, depth).get(element)
+            if index is None:
+                return None
+            return _pick_held(state, tool, arg, held, path, passed, entry, index)
     return None
+
+
+def anchored_element(entry: ResultEntry, prefix: str, anchors: list[str]) -> tuple[int, ...] | None:
+    """The element of the list at `prefix` holding the first anchor any element holds, or None."""
+    return _anchored(entry, prefix, _depth(prefix), anchors)
+
+
+def _anchored(entry: ResultEntry, prefix: str, depth: int, anchors: list[str]) -> tuple[int, ...] | None:
+    for anchor in anchors:
+        element = _element_of(entry, prefix, depth, anchor)
+        if element is not None:
+            return element
+    return None
+
+
+@lru_cache(maxsize=65536)
+def _depth(prefix: str) -> int:
+    return prefix.count(LIST_MARK)
 
 
 def _element_of(entry: ResultEntry, prefix: str, depth: int, key: str) -> tuple[int, ...] | None:
@@ -213,7 +403,7 @@ def element_of_pick(path: str, pick: Pick) -> tuple[str, tuple[int, ...]] | None
     found = addresses(pick.entry, path).get(pick.key)
     if not found:
         return None
-    return prefix, found[0][:prefix.count(LIST_MARK)]
+    return prefix, found[0][:_depth(prefix)]
 
 
 def value_in_element(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], entry: ResultEntry,
@@ -221,14 +411,28 @@ def value_in_element(state: ToolState, tool: str, arg: str, pool: list[ResultEnt
     """The value at `path` in one element of the list at `prefix`; None unless `path` lies under it."""
     if not path.startswith(prefix):
         return None
-    depth = len(element)
-    for address, value in entry.index.records.get(path, ()):
-        if address[:depth] == element:
-            key = normalize(value)
-            if key is None:
-                return None
-            return _pick(state, tool, arg, pool, path, entry, keys_at(entry, path).index(key))
-    return None
+    index = _element_index(entry, path, len(element)).get(element)
+    if index is None:
+        return None
+    return _pick_held(state, tool, arg, holders(state, pool, path), path, state.passed_values(tool, arg),
+                      entry, index)
+
+
+def _element_index(entry: ResultEntry, path: str, depth: int) -> dict[tuple[int, ...], int | None]:
+    """Element address (its first `depth` list indexes) -> the candidate index of the first value
+    at `path` in that element (cached on the entry)."""
+    tag = ("x", path, depth)
+    table = entry.cache.get(tag)
+    if table is None:
+        table = {}
+        first = candidates(entry, path).first if path in entry.index.by_path else {}
+        for address, value in entry.index.records.get(path, ()):
+            element = address[:depth]
+            if element not in table:
+                key = normalize(value)
+                table[element] = None if key is None else first[key]
+        entry.cache[tag] = table
+    return table
 
 
 # ---------------------------------------------------------------- lists

@@ -21,6 +21,9 @@ from stretto_core.manifest import ToolManifest
 from stretto_core.values import ValueIndex, argument_leaves, index_result, normalize
 
 
+_NOTHING: frozenset[str] = frozenset()
+
+
 def call_key(tool: str, arguments: dict[str, Any]) -> str:
     """A canonical key for a call: same tool and same arguments give the same key."""
     return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
@@ -74,8 +77,14 @@ class ToolState:
     """Key-like values (see `is_keyish`) the agent passed before any visible result held them."""
     result_for: dict[tuple[str, str, str], ResultEntry] = field(default_factory=dict)
     """(tool, argument, normalized value) -> the newest visible result of a call passing it."""
+    passed_by_arg: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    """(tool, argument) -> every normalized value the tool was passed for it (`passed`, by argument)."""
     user_version: int = 0
     """Grows whenever the user speaks, so views that depend on the user's words can be cached."""
+    views: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Scratch space for derived views of several results (bindings keep a pool's holders of a
+    path here). What refers to a result lives here, never in a result's own `cache`, so that a
+    session's state holds no reference cycle and is freed as soon as it is dropped."""
     _user_text: str = ""
 
     def observe_user(self, text: str) -> None:
@@ -165,6 +174,14 @@ class ToolState:
             key = normalize(value)
             if key is not None:
                 done.add((name, key))
+                by_arg = self.passed_by_arg.get((tool, name))
+                if by_arg is None:
+                    by_arg = self.passed_by_arg[(tool, name)] = set()
+                by_arg.add(key)
+
+    def passed_values(self, tool: str, arg: str) -> set[str] | frozenset[str]:
+        """The normalized values `tool` was already passed for `arg` (do not modify)."""
+        return self.passed_by_arg.get((tool, arg), _NOTHING)
 
     def already_passed(self, tool: str, arg: str, value: Any) -> bool:
         key = normalize(value)

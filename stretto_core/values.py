@@ -94,6 +94,9 @@ def normalize(value: Any) -> str | None:
 
     Returns None for values that can never identify anything (None, empty strings, containers).
     """
+    if type(value) is str:  # the common case first; the same as `str(value)` below
+        text = value.strip()
+        return text.casefold() if text else None
     if value is None or isinstance(value, (dict, list, tuple)):
         return None
     if isinstance(value, bool):
@@ -120,28 +123,55 @@ def walk(structure: Any) -> Iterator[tuple[str, Any]]:
 
 def walk_addressed(structure: Any) -> Iterator[tuple[str, tuple[int, ...], Any]]:
     """Every scalar with its path and its address (its index in each `[*]` of the path)."""
-    count = 0
-    for path, address, value in _walk(structure, "$", ()):
-        yield path, address, value
-        count += 1
-        if count >= MAX_LEAVES:
-            return
+    return iter(leaves_addressed(structure))
 
 
-def _walk(node: Any, path: str, address: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...], Any]]:
-    if isinstance(node, TextResult):
-        yield from _walk_text(node.text, path, address)
+def leaves_addressed(structure: Any) -> list[tuple[str, tuple[int, ...], Any]]:
+    """`walk_addressed` as a list: at most `MAX_LEAVES` (path, address, value), in document order."""
+    out: list[tuple[str, tuple[int, ...], Any]] = []
+    _collect(structure, "$", (), out)
+    del out[MAX_LEAVES:]
+    return out
+
+
+_SCALARS = (str, int, float)
+
+
+def _collect(node: Any, path: str, address: tuple[int, ...], out: list[tuple[str, tuple[int, ...], Any]]) -> None:
+    """Append the scalars under `node` to `out`; stops descending once `out` holds `MAX_LEAVES`."""
+    if type(node) in _SCALARS:
+        out.append((path, address, node))
     elif isinstance(node, dict):
-        for key in node:
-            if isinstance(key, (str, int, float)) and not isinstance(key, bool):
-                yield f"{path}.*~", address, key
-        for key, child in node.items():
-            yield from _walk(child, f"{path}.{key}", address)
+        _collect_dict(node, path, address, out)
     elif isinstance(node, (list, tuple, set, frozenset)):
+        child_path = path + "[*]"
         for i, child in enumerate(node):
-            yield from _walk(child, f"{path}[*]", address + (i,))
+            if type(child) in _SCALARS:
+                out.append((child_path, address + (i,), child))
+            else:
+                _collect(child, child_path, address + (i,), out)
+            if len(out) >= MAX_LEAVES:
+                return
+    elif isinstance(node, TextResult):
+        out.extend(_walk_text(node.text, path, address))
     elif node is not None:
-        yield path, address, node
+        out.append((path, address, node))
+
+
+def _collect_dict(node: dict, path: str, address: tuple[int, ...], out: list[tuple[str, tuple[int, ...], Any]]) -> None:
+    names = path + ".*~"
+    for key in node:
+        if isinstance(key, _SCALARS) and not isinstance(key, bool):
+            out.append((names, address, key))
+            if len(out) >= MAX_LEAVES:
+                return
+    for key, child in node.items():
+        if len(out) >= MAX_LEAVES:
+            return
+        if type(child) in _SCALARS:
+            out.append((f"{path}.{key}", address, child))
+        else:
+            _collect(child, f"{path}.{key}", address, out)
 
 
 def _walk_text(text: str, path: str, address: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...], Any]]:
@@ -179,6 +209,8 @@ class ValueIndex:
     """Normalized value -> every path holding it, in document order."""
     records: dict[str, list[tuple[tuple[int, ...], Any]]] = field(default_factory=dict)
     """Path -> (address, value) of every value at it, in document order, repeats kept."""
+    keys: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    """Path -> the normalized form of each of its `by_path` values (kept when they were indexed)."""
 
     def holds(self, value: Any) -> bool:
         key = normalize(value)
@@ -195,18 +227,47 @@ class ValueIndex:
 def index_result(text: str, parsed: Any = None) -> ValueIndex:
     """Index one result's values for lookups by value and by path."""
     idx = ValueIndex()
-    for path, address, value in walk_addressed(parse_result(text, parsed)):
-        key = normalize(value)
-        if key is None:
-            continue
-        idx.first_path.setdefault(key, path)
-        bucket = idx.by_path.setdefault(path, [])
-        if value not in bucket:
-            bucket.append(value)
-        where = idx.paths.setdefault(key, [])
-        if path not in where:
+    first_path, paths, records = idx.first_path, idx.paths, idx.records
+    at: dict[str, tuple[list[tuple[tuple[int, ...], Any]], dict[Any, str]]] = {}
+    """Path -> its records, and its values without repeats (equal values are one) with their keys."""
+    unhashable: set[str] = set()
+    for path, address, value in leaves_addressed(parse_result(text, parsed)):
+        kind = type(value)
+        if kind is str:
+            key = value.strip()
+            if not key:
+                continue
+            key = key.casefold()
+        elif kind is int:
+            key = str(value)
+        else:
+            key = normalize(value)
+            if key is None:
+                continue
+        slot = at.get(path)
+        if slot is None:
+            slot = at[path] = ([], {})
+            records[path] = slot[0]
+        slot[0].append((address, value))
+        try:
+            slot[1].setdefault(value, key)
+        except TypeError:
+            unhashable.add(path)
+        where = paths.get(key)
+        if where is None:
+            paths[key] = [path]
+            first_path[key] = path
+        elif path not in where:
             where.append(path)
-        idx.records.setdefault(path, []).append((address, value))
+    for path, (record, values) in at.items():
+        if path in unhashable:  # compare the path's values one by one
+            bucket: list[Any] = []
+            for _address, value in record:
+                if value not in bucket:
+                    bucket.append(value)
+            idx.by_path[path], idx.keys[path] = bucket, [normalize(v) or "" for v in bucket]
+        else:
+            idx.by_path[path], idx.keys[path] = list(values), list(values.values())
     return idx
 
 
