@@ -65,7 +65,8 @@ def site_lookups(flow: Flow, floor: float = SHOW_FLOOR) -> list[SiteLookup]:
     """Every (site, read) whose reach after that single step clears `floor`, best first per site."""
     rt = FlowRuntime(flow)
     counts = flow.step_counts()
-    sites = sorted({ctx[-1] for ctx in counts.habit_level(1) if ctx and ctx[-1] != START})
+    sites = sorted({ctx[-1] for ctx in counts.habit_level(1)
+                    if ctx and ctx[-1] != START and not parse_symbol(ctx[-1]).is_reply})  # decisions follow tool results
     rows: list[SiteLookup] = []
     for site in sites:
         for tool in rt.read_tools():
