@@ -43,6 +43,7 @@ def replay(
 ) -> None:
     """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
     frozen = load_split_file(split_file) if split_file else None
+    model = load_flow_model(flow)  # a bad flow is reported before any session is read
     episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
     if not episodes:
         typer.echo("no sessions to replay (check --sessions and --split)", err=True)
@@ -50,7 +51,7 @@ def replay(
     options = ReplayOptions(theta=theta, policy=policy.value, env=env, weigh=weigh, processes=processes,
                             flow=str(flow), split=None if split == "all" else split,
                             strict_stand_ins=strict_stand_ins)
-    result = replay_sessions(load_flow_model(flow), episodes, options)
+    result = replay_sessions(model, episodes, options)
     typer.echo(render_summary(result))
     save_replay(result, json_out)
     typer.echo(f"wrote {json_out}")
