@@ -13,7 +13,7 @@ from stretto_core.ingest import ingest_files
 from stretto_core.ingest.common import ManifestSource
 from stretto_core.ingest.tau2 import convert, harness_of
 from stretto_core.paths import data_root
-from stretto_core.session import LLMTurn, ToolResult, UserMessage
+from stretto_core.session import ToolResult, UserMessage
 from stretto_core.store import read_session
 
 TRAJ = data_root() / "tau2" / "trajectories"
