@@ -1,7 +1,7 @@
 """Which part of the estimators buys what: the speculator with one part taken away at a time.
 
 The note has to say what each part of §2.4 is worth, so each variant here removes one part of a
-learned flow and keeps the rest, without touching the learners (bindings_*, state, values):
+learned flow and keeps the rest:
 
     full        the flow as learned: α at its posterior median, ρ per mention class
     alpha1      α = 1 instead of the posterior median (the back-off's concentration not learned)
@@ -11,10 +11,9 @@ learned flow and keeps the rest, without touching the learners (bindings_*, stat
     simple      alpha1 and no_classes together, no result features: the simpler speculator
     features    learned with result features (`learn(..., features=True)`)
     newest      no look-back: a source draws on the newest result holding its tool only (the
-                paper's rule), learned and served so (`bindings_pick.MAX_POOL` set to 1 while the
-                variant learns and replays; nothing in bindings_* is edited)
+                paper's rule), learned and served so (`BindingOptions(look_back=1)`)
     no_align    no record alignment when serving: a further argument of a call is picked on its
-                own instead of from the lead's record (serve-time only; ρ as learned)
+                own instead of from the lead's record (`BindingOptions(align=False)`; ρ as learned)
     next        the next-step rule p·ρ (`policy="next"`), for reference
 
 `no_classes` wraps the real `bind`: the same arguments are bound, only ρ is replaced, so the
@@ -23,13 +22,10 @@ difference to `full` is the value of scoring by class alone.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
-from stretto_core import bindings_bind, bindings_pick
-
-from stretto_core.bindings_model import Binding, LookupTable
+from stretto_core.bindings_model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
 from stretto_core.flow import Flow, learn
 from stretto_core.flow_runtime import FlowRuntime
 from stretto_core.session import Session
@@ -116,37 +112,19 @@ class PooledRho:
         return getattr(self.runtime, name)
 
 
-@contextmanager
-def parts(v: Variant) -> Iterator[None]:
-    """While learning and replaying a variant: the binding parts it takes away, switched off.
-
-    Module attributes are swapped and restored; replays fork their workers inside, so the workers
-    see the same switches. Not thread-safe (nothing here runs threads).
-    """
-    saved_pool, saved_align = bindings_pick.MAX_POOL, bindings_bind.value_in_element
-    try:
-        if not v.lookback:
-            bindings_pick.MAX_POOL = 1  # pool_of: the newest result only
-        if not v.align:
-            bindings_bind.value_in_element = _no_alignment
-        yield
-    finally:
-        bindings_pick.MAX_POOL, bindings_bind.value_in_element = saved_pool, saved_align
-
-
-def _no_alignment(*_: Any) -> None:
-    return None
+def options_of(v: Variant) -> BindingOptions:
+    """The binding rule's parts a variant keeps, for learning and serving alike."""
+    return BindingOptions(look_back=DEFAULT_OPTIONS.look_back if v.lookback else 1, align=v.align)
 
 
 def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
     """The flow a variant serves from: the default learn, with result features, or without look-back."""
-    with parts(v):
-        return learn(list(sessions), features=True if v.features else None)
+    return learn(list(sessions), features=True if v.features else None, binding_options=options_of(v))
 
 
 def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
-    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None)
+    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v))
     return PooledRho(runtime) if v.pooled_rho else runtime
 
 

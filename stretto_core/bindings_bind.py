@@ -49,8 +49,11 @@ class _Plan:
     args: list[_ArgPlan]
 
 
-def bind(table: BindingTable, tool: str, state: ToolState, site: str) -> Binding | None:
-    """The lookup of `tool` bound from the state at `site`, or None when it cannot be made."""
+def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: bool = True) -> Binding | None:
+    """The lookup of `tool` bound from the state at `site`, or None when it cannot be made.
+
+    `align=False` takes every argument on its own, never from the lead argument's record.
+    """
     plan = table._plans.get(tool)
     if plan is None:
         lookup = table.lookups.get(tool)
@@ -75,7 +78,8 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str) -> Binding
             rho *= arg.rho[DEFAULT_ORDER][PLAIN]
             continue
         key = site if site in arg.orders else DEFAULT_ORDER
-        got = _pick_list(state, tool, arg, key) if arg.mode == "list" else _pick_value(state, tool, arg, key, anchor, i == 0)
+        got = (_pick_list(state, tool, arg, key) if arg.mode == "list"
+               else _pick_value(state, tool, arg, key, anchor if align else None, i == 0))
         if got is None:
             return None
         value, src, cls, rho_table, new_anchor = got

@@ -31,8 +31,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from stretto_core.bindings_model import (ALIGNED, FREE, START_SITE, ArgCounts, BindingCounts,
-                                         LookupCounts, site_name, source_key)
+from stretto_core.bindings_model import (ALIGNED, DEFAULT_OPTIONS, FREE, START_SITE, ArgCounts, BindingCounts,
+                                         BindingOptions, LookupCounts, site_name, source_key)
 from stretto_core.bindings_pick import eligible_path, list_candidates, list_key, pool_of
 from stretto_core.bindings_sources import count_value, flush_sources, source_paths
 from stretto_core.manifest import ToolManifest
@@ -41,20 +41,22 @@ from stretto_core.state import ResultEntry, ToolState
 from stretto_core.values import argument_leaves, normalize
 
 
-def count_session(session: Session, manifest: ToolManifest) -> BindingCounts:
+def count_session(session: Session, manifest: ToolManifest,
+                  options: BindingOptions = DEFAULT_OPTIONS) -> BindingCounts:
     """One session's binding counts, at weight 1."""
     counts = BindingCounts(sessions=1.0)
-    count_session_into(counts, session, manifest)
+    count_session_into(counts, session, manifest, options)
     return counts
 
 
-def count_session_into(counts: BindingCounts, session: Session, manifest: ToolManifest) -> None:
+def count_session_into(counts: BindingCounts, session: Session, manifest: ToolManifest,
+                       options: BindingOptions = DEFAULT_OPTIONS) -> None:
     """Add one session's binding counts, at weight 1, to `counts` (all but `sessions`).
 
     Every count is a sum of whole numbers, so counting straight into running totals gives the
     same floats as adding the session's own counts to them.
     """
-    state = ToolState(manifest)
+    state = ToolState(manifest, look_back=options.look_back)
     outcome = {e.call_id: e.error for e in session.events if isinstance(e, ToolResult)}
     users_calls: set[str] = set()
     site = START_SITE

@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from stretto_core.state import LOOK_BACK
+
 BINDINGS_FORMAT_VERSION = 1
 """Readers refuse any other version of the counts or the table."""
 
@@ -191,6 +193,22 @@ class LookupCounts(_Model):
             self.arg(name).add(counts, w)
 
 
+@dataclass(frozen=True)
+class BindingOptions:
+    """Which parts of the binding rule are on, for learning and serving alike (the ablation's switches).
+
+    `look_back`: how many of a source tool's newest results a source draws on (8; 1 is the paper's
+    newest-result rule), in learning and serving. `align`: when serving, non-lead arguments take
+    their value from the lead argument's record where they can.
+    """
+
+    look_back: int = LOOK_BACK
+    align: bool = True
+
+
+DEFAULT_OPTIONS = BindingOptions()
+
+
 class BindingCounts(_Model):
     """Everything bindings learn from sessions: additive counts per read tool."""
 
@@ -206,15 +224,16 @@ class BindingCounts(_Model):
             found = self.lookups[tool] = LookupCounts()
         return found
 
-    def add_session(self, session: Any, manifest: Any, weight: float = 1.0, constants: bool = False) -> None:
+    def add_session(self, session: Any, manifest: Any, weight: float = 1.0, constants: bool = False,
+                    options: BindingOptions = DEFAULT_OPTIONS) -> None:
         """Count one session's read calls into these counts (see `bindings_learn`)."""
         from stretto_core.bindings_learn import count_session, count_session_into
 
         if weight == 1.0:  # the session's counts added at weight 1 are its counts, added as counted
-            count_session_into(self, session, manifest)
+            count_session_into(self, session, manifest, options)
             self.sessions += 1.0
         else:
-            self.add(count_session(session, manifest), weight)
+            self.add(count_session(session, manifest, options), weight)
         self.constants = self.constants or constants
 
     def add(self, other: "BindingCounts", weight: float = 1.0) -> None:

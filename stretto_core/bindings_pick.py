@@ -1,7 +1,7 @@
 """Picking a value at a source: the one rule that learning evaluates and serving applies.
 
 A source is a tool and a path, `get_user_details $.orders[*]`. Its pool is the successful
-results of that tool the agent saw (its own or a lookup's), newest first, at most `MAX_POOL`;
+results of that tool the agent saw (its own or a lookup's), newest first, at most `ToolState.look_back`;
 its candidates are the values at that path. A candidate is open when the tool was not yet
 passed it for this argument (in the whole session).
 
@@ -57,8 +57,6 @@ _NOTHING: frozenset[str] = frozenset()
 DATA_KEY_DIGITS = 4
 """A path key with this many digits or more is a record's id, not a field name."""
 
-MAX_POOL = 8
-"""A source draws on at most this many of its tool's newest results."""
 
 _SEGMENTS = re.compile(r"\[\*\]|\.")
 
@@ -90,7 +88,7 @@ def pool_of(state: ToolState, tool: str) -> list[ResultEntry]:
     results = state.ok_results.get(tool)
     if not results:
         return []
-    return results[:-MAX_POOL - 1:-1]
+    return results[:-state.look_back - 1:-1]
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ from stretto_core.manifest import ToolManifest
 from stretto_core.session import Event, LLMTurn, Lookup, ToolResult, UserMessage, parse_json_content
 from stretto_core.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
                                      Decision, FlowModel, Guard, decide)
-from stretto_core.bindings_model import START_SITE, site_name
+from stretto_core.bindings_model import DEFAULT_OPTIONS, START_SITE, site_name
 from stretto_core.state import ToolState
 
 APPENDIX_HEADER = "--- Also looked up automatically (current results; no need to repeat these calls) ---"
@@ -84,7 +84,8 @@ class EngineSession:
     decide_seconds: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.state = ToolState(self.engine.model.manifest)
+        look_back = getattr(self.engine.model, "look_back", DEFAULT_OPTIONS.look_back)
+        self.state = ToolState(self.engine.model.manifest, look_back=look_back)
 
     # -- what happened -----------------------------------------------------------------
     def observe(self, event: Event) -> None:

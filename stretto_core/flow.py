@@ -20,7 +20,7 @@ from typing import Any, Iterable, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.alpha import AlphaPosterior, alpha_posterior
-from stretto_core.bindings_model import BindingCounts, BindingTable
+from stretto_core.bindings_model import DEFAULT_OPTIONS, BindingCounts, BindingOptions, BindingTable
 from stretto_core.counts import Counts, CountsModel, vocabulary
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.features import FeatureMap, learn_feature_map
@@ -159,7 +159,8 @@ def manifest_of_sessions(sessions: Iterable[Session], override: ToolManifest | N
 
 def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weight: float = 1.0,
                    features: FeatureMap | None = None, constants: bool = False,
-                   role: Literal["data", "prior"] = "data") -> Flow:
+                   role: Literal["data", "prior"] = "data",
+                   binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
     """Count sessions into a flow (underived). Weight multiplies every count (a power prior)."""
     counts = Counts()
     bindings = BindingCounts(constants=constants)
@@ -167,7 +168,7 @@ def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weigh
     for s in sessions:
         symbols, actions = session_symbols(s, features)
         counts.add(symbols, actions, manifest.is_write, weight)
-        bindings.add_session(s, manifest, weight, constants)
+        bindings.add_session(s, manifest, weight, constants, binding_options)
         for call in s.agent_calls():
             contracts.add_call(call.tool, call.arguments, weight)
     source = FlowSource(role=role, sessions=len(sessions), weight=weight,
@@ -180,20 +181,23 @@ def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weigh
 
 def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
           prior: Sequence[Session] = (), prior_weight: float | None = None,
-          features: FeatureMap | bool | None = None, constants: bool = False) -> Flow:
+          features: FeatureMap | bool | None = None, constants: bool = False,
+          binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
     """Learn a flow from sessions; `prior` sessions count as `prior_weight` sessions in all.
 
     `features`: a FeatureMap to use, True to learn one from the sessions, None/False for none.
+    `binding_options`: parts of the binding rule switched off (the ablation's; serve the flow
+    with the same options).
     """
     if not sessions and not prior:
         raise StrettoError("no sessions to learn from")
     man = manifest_of_sessions(list(sessions) + list(prior), manifest)
     fmap = learn_feature_map(list(sessions) + list(prior)) if features is True else (features or None)
-    flow = count_sessions(sessions, man, features=fmap, constants=constants)
+    flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
     if prior:
         weight = 1.0 if prior_weight is None else prior_weight / len(prior)
         flow = _add(flow, count_sessions(prior, man, weight=1.0, features=fmap, constants=constants,
-                                         role="prior"), weight)
+                                         role="prior", binding_options=binding_options), weight)
     return flow.derive()
 
 

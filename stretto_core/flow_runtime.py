@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stretto_core.bindings import bind
+from stretto_core.bindings_model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.counts import BackoffModel
 from stretto_core.flow import Flow
 from stretto_core.manifest import ToolManifest
@@ -19,7 +20,8 @@ from stretto_core.steps import reply_step, step_of_result
 class FlowRuntime:
     """Implements `speculator.FlowModel` over a learned `Flow`."""
 
-    def __init__(self, flow: Flow, alpha: float | None = None) -> None:
+    def __init__(self, flow: Flow, alpha: float | None = None,
+                 binding_options: BindingOptions = DEFAULT_OPTIONS) -> None:
         if flow.alpha is None or flow.table is None:
             flow.derive()
         assert flow.alpha is not None and flow.table is not None
@@ -31,6 +33,8 @@ class FlowRuntime:
         seen = counts.actions()
         self._reads = [t for t in self.manifest.reads() if t in seen and t in flow.table.lookups]
         self.table = flow.table
+        self.binding_options = binding_options
+        self.look_back = binding_options.look_back
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""
@@ -43,7 +47,7 @@ class FlowRuntime:
         return self.model.habit(history)
 
     def bind(self, tool: str, state: ToolState, site: str) -> Any:
-        return bind(self.table, tool, state, site)
+        return bind(self.table, tool, state, site, self.binding_options.align)
 
     def threshold(self, site: str, default: float) -> float:
         return self.flow.thresholds.get(site, default)

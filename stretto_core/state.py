@@ -52,11 +52,17 @@ class ResultEntry:
         return self.origin != "other"
 
 
+LOOK_BACK = 8
+"""A binding source draws on at most this many of its tool's newest results."""
+
+
 @dataclass
 class ToolState:
     """The tool state x: results (newest last), calls made, the user's words, the last write."""
 
     manifest: ToolManifest
+    look_back: int = LOOK_BACK
+    """How many of a tool's newest results a binding source draws on (`bindings_model.BindingOptions`)."""
     results: list[ResultEntry] = field(default_factory=list)
     made: set[str] = field(default_factory=set)
     passed: dict[str, set[tuple[str, str]]] = field(default_factory=dict)

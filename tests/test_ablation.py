@@ -6,8 +6,9 @@ import json
 
 from typer.testing import CliRunner
 
-from stretto_core import bindings_bind, bindings_pick
-from stretto_core.ablation import VARIANTS, PooledRho, VariantFlows, learn_for, model_for, parts, variant
+from stretto_core.ablation import VARIANTS, PooledRho, VariantFlows, learn_for, model_for, options_of, variant
+from stretto_core.bindings_model import BindingOptions
+from stretto_core.engine import Engine
 from stretto_core.cli import app
 from stretto_core.flow_runtime import FlowRuntime
 from stretto_core.measure.ablation import ablate_domain, render_ablation
@@ -56,13 +57,13 @@ def test_alpha_one_serves_at_one_and_full_at_the_posterior_median() -> None:
     assert isinstance(full, FlowRuntime) and full.alpha == flow.alpha.alpha
 
 
-def test_the_binding_switches_hold_only_while_their_variant_runs() -> None:
-    pool, align = bindings_pick.MAX_POOL, bindings_bind.value_in_element
-    with parts(variant("newest")):
-        assert bindings_pick.MAX_POOL == 1
-    with parts(variant("no_align")):
-        assert bindings_bind.value_in_element is not align
-    assert (bindings_pick.MAX_POOL, bindings_bind.value_in_element) == (pool, align)
+def test_a_variant_without_look_back_learns_and_serves_from_the_newest_result_only() -> None:
+    assert options_of(variant("full")) == BindingOptions()
+    assert options_of(variant("newest")).look_back == 1
+    assert options_of(variant("no_align")).align is False
+    flow = learn_for(small_corpus().on("train", "shop"), variant("newest"))
+    model = model_for(flow, variant("newest"))
+    assert model.look_back == 1 and Engine(model).session().state.look_back == 1
 
 
 def test_flows_are_learned_once_per_sessions_and_features() -> None:

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from pydantic import BaseModel
 
-from stretto_core.ablation import VARIANTS, Variant, VariantFlows, parts
+from stretto_core.ablation import VARIANTS, Variant, VariantFlows
 from stretto_core.measure.bench_data import Corpus, agent_key
 from stretto_core.measure.bench_plan import learning_sessions
 from stretto_core.measure.bootstrap import DEFAULT_DRAWS, DEFAULT_SEED, Interval, format_interval
@@ -61,8 +61,7 @@ def assignments_for(corpus: Corpus, domain: str, v: Variant, flows: VariantFlows
 def replay_variant(corpus: Corpus, domain: str, v: Variant, flows: VariantFlows,
                    theta: float = DEFAULT_THETA) -> ReplayResult:
     assignments = assignments_for(corpus, domain, v, flows)
-    with parts(v):
-        return replay_each(assignments, ReplayOptions(theta=theta, policy=v.policy, weigh=True, split="test"))
+    return replay_each(assignments, ReplayOptions(theta=theta, policy=v.policy, weigh=True, split="test"))
 
 
 def _ece(result: ReplayResult, policy: str) -> float | None:
