@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.errors import InputError
-from stretto_core.ingest.common import (EpisodeBuilder, FileResult, ManifestSource, SkippedRecord,
+from stretto_core.ingest.common import (EpisodeBuilder, FileResult, ManifestSource, SkippedRecord, message_calls,
                                         attach_manifest, content_text, file_tag, make_session_id, read_json)
 from stretto_core.session import Session, SessionHeader
 
@@ -96,25 +96,11 @@ def _message(builder: EpisodeBuilder, message: Any, path: Path, where: str) -> N
     if role == "user":
         builder.user(text)
     elif role == "assistant":
-        builder.turn(text, [_call(builder, tc, path, where) for tc in _tool_calls(message, path, where)])
+        builder.turn(text, message_calls(builder, message, path, where, "function", "args"))
     elif role == "tool":
         _result(builder, message, text)
     else:
         raise InputError(str(path), f"{where}: unknown role {role!r}")
-
-
-def _tool_calls(message: dict[str, Any], path: Path, where: str) -> list[dict[str, Any]]:
-    calls = message.get("tool_calls") or []
-    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
-        raise InputError(str(path), f"{where}: `tool_calls` is not a list of objects")
-    return calls
-
-
-def _call(builder: EpisodeBuilder, call: dict[str, Any], path: Path, where: str):
-    name = call.get("function")
-    if not isinstance(name, str) or not name:
-        raise InputError(str(path), f"{where}: a tool call without a `function` name")
-    return builder.call(name, call.get("args"), call.get("id"))
 
 
 def _result(builder: EpisodeBuilder, message: dict[str, Any], text: str) -> None:

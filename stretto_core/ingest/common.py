@@ -309,3 +309,22 @@ def attach_manifest(sessions: list[Session], manifest: ToolManifest | None) -> N
     for session in sessions:
         session.header.manifest = full
         session.header.manifest_hash = digest
+
+
+def message_calls(builder: "EpisodeBuilder", message: dict[str, Any], path: Path, where: str,
+                  name_key: str, args_key: str) -> list[ToolCall]:
+    """The tool calls of one recorded message, each added to the episode.
+
+    Sources name the fields differently (τ²-bench `name`/`arguments`, AgentDojo `function`/`args`);
+    a malformed list or a call without a name is an InputError naming file and message.
+    """
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+        raise InputError(str(path), f"{where}: `tool_calls` is not a list of objects")
+    out = []
+    for call in calls:
+        name = call.get(name_key)
+        if not isinstance(name, str) or not name:
+            raise InputError(str(path), f"{where}: a tool call without a `{name_key}`")
+        out.append(builder.call(name, call.get(args_key), call.get("id")))
+    return out

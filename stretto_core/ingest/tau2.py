@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from stretto_core.errors import InputError
-from stretto_core.ingest.common import (EpisodeBuilder, FileResult, ManifestSource, SkippedRecord,
+from stretto_core.ingest.common import (EpisodeBuilder, FileResult, ManifestSource, SkippedRecord, message_calls,
                                         attach_manifest, content_text, file_tag, make_session_id,
                                         parse_time, read_json, slug, usage_of)
 from stretto_core.manifest import ToolManifest
@@ -207,11 +207,11 @@ def _message(builder: EpisodeBuilder, message: Any, path: Path, where: str) -> b
     at = parse_time(message.get("timestamp"))
     text = content_text(message.get("content"))
     if role == "assistant":
-        calls = [_call(builder, tc, path, where) for tc in _tool_calls(message, path, where)]
+        calls = message_calls(builder, message, path, where, "name", "arguments")
         builder.turn(text, calls, usage_of(message.get("usage"), message.get("cost")), at)
         return False
     if role == "user":
-        calls = [_call(builder, tc, path, where) for tc in _tool_calls(message, path, where)]
+        calls = message_calls(builder, message, path, where, "name", "arguments")
         builder.user(text, calls, at)
         return bool(text.strip())
     if role == "tool":
@@ -224,16 +224,3 @@ def _message(builder: EpisodeBuilder, message: Any, path: Path, where: str) -> b
     builder.notes[f"{role} messages skipped"] += 1
     return False
 
-
-def _tool_calls(message: dict[str, Any], path: Path, where: str) -> list[dict[str, Any]]:
-    calls = message.get("tool_calls") or []
-    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
-        raise InputError(str(path), f"{where}: `tool_calls` is not a list of objects")
-    return calls
-
-
-def _call(builder: EpisodeBuilder, call: dict[str, Any], path: Path, where: str):
-    name = call.get("name")
-    if not isinstance(name, str) or not name:
-        raise InputError(str(path), f"{where}: a tool call without a name")
-    return builder.call(name, call.get("arguments"), call.get("id"))
