@@ -14,12 +14,11 @@ from pydantic import ValidationError
 
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.manifest import ToolManifest
-from stretto_core.measure.ceiling import manifest_for_app
+from stretto_core.loading import sessions_with_manifests
 from stretto_core.replay_episode import PreparedEpisode, prepare_session
 from stretto_core.replay_rows import ReplayResult
 from stretto_core.speculator import FlowModel
-from stretto_core.splits import SPLITS, SplitFile, split_of
-from stretto_core.store import ReadReport, iter_session_files, read_session
+from stretto_core.splits import SplitFile
 
 
 def load_episodes(paths: Sequence[str | Path], split: str = "all", split_file: SplitFile | None = None,
@@ -29,27 +28,8 @@ def load_episodes(paths: Sequence[str | Path], split: str = "all", split_file: S
     A manifest given for a session's app wins over its header's; a session with neither is an
     InputError naming its file.
     """
-    if split not in ("all", *SPLITS):
-        raise StrettoError(f"unknown split {split!r}: use train, test, none or all")
-    out: list[PreparedEpisode] = []
-    skipped_lines = skipped_files = 0
-    for path in iter_session_files(list(paths)):
-        report = ReadReport(str(path))
-        session = read_session(path, report)
-        if report.skipped:
-            skipped_lines += len(report.skipped)
-            skipped_files += 1
-        if split != "all" and split_of(session.header, split_file) != split:
-            continue
-        manifest = manifest_for_app(manifests, session.header.app) or session.header.manifest
-        if manifest is None:
-            raise InputError(str(path), f"session {session.session_id} has no manifest in its header "
-                                        f"(app {session.header.app or 'unnamed'}); pass --manifest FILE")
-        out.append(prepare_session(session, manifest))
-    if skipped_lines and warn is not None:
-        print(f"stretto: skipped {skipped_lines} malformed event line(s) in {skipped_files} file(s)", file=warn)
-    return out
-
+    return [prepare_session(session, manifest)
+            for session, manifest in sessions_with_manifests(paths, split, split_file, manifests, warn)]
 
 def load_flow_model(path: str | Path) -> FlowModel:
     """A flow file, ready to serve."""

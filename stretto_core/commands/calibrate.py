@@ -8,9 +8,9 @@ from typing import List, Optional
 import typer
 
 from stretto_core.errors import StrettoError
+from stretto_core.loading import load_manifests
 from stretto_core.measure.bootstrap import DEFAULT_DRAWS, DEFAULT_SEED
 from stretto_core.measure.calibration import calibrate_by_app, render_calibration
-from stretto_core.measure.ceiling import load_manifests
 from stretto_core.measure.plots import MIN_BIN_LOOKUPS, plot_reliability
 from stretto_core.measure.tables import write_json
 from stretto_core.replay import ReplayOptions, replay_sessions

@@ -7,7 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from stretto_core.measure.ceiling import ceiling_report, load_manifests, measure_paths, render_table
+from stretto_core.loading import load_manifests
+from stretto_core.measure.ceiling import ceiling_report, measure_paths, render_table
 from stretto_core.measure.tables import write_json
 from stretto_core.splits import load_split_file
 

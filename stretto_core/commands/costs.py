@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from stretto_core.measure.ceiling import load_manifests
+from stretto_core.loading import load_manifests
 from stretto_core.measure.costs import costs_by_app, render_costs
 from stretto_core.measure.tables import write_json
 from stretto_core.replay_inputs import load_episodes, load_replay

@@ -9,7 +9,13 @@ import typer
 
 from stretto_core.errors import StrettoError
 from stretto_core.measure.bench_data import agent_key, domain_of
-from stretto_core.measure.curves import ORDERS, SIZES, curve_rows, learning_curve, render_curves
+from stretto_core.measure.curves import (
+    ORDERS,
+    SIZES,
+    curve_rows,
+    learning_curve,
+    render_curves,
+)
 from stretto_core.measure.plots import plot_curves
 from stretto_core.measure.tables import write_json
 from stretto_core.replay_episode import prepare_sessions

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from stretto_core.measure.ceiling import load_manifests
+from stretto_core.loading import load_manifests
 from stretto_core.replay import ReplayOptions, replay_sessions
 from stretto_core.replay_inputs import load_episodes, load_flow_model, save_replay
 from stretto_core.replay_summary import render_summary

@@ -8,7 +8,12 @@ from typing import List
 
 import typer
 
-from stretto_core.splits import DEFAULT_SEED, DEFAULT_TEST_FRACTION, make_split_file, save_split_file
+from stretto_core.splits import (
+    DEFAULT_SEED,
+    DEFAULT_TEST_FRACTION,
+    make_split_file,
+    save_split_file,
+)
 from stretto_core.store import iter_session_files, read_header
 
 

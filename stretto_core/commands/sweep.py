@@ -8,11 +8,18 @@ from typing import List, Optional
 import typer
 
 from stretto_core.errors import StrettoError
-from stretto_core.measure.ceiling import load_manifests
+from stretto_core.loading import load_manifests
 from stretto_core.measure.costs import costs_by_app
 from stretto_core.measure.metrics import DomainCosts, by_app, costs_for, given_costs
 from stretto_core.measure.plots import plot_sweep
-from stretto_core.measure.sweep import THETAS, SweepRow, best_theta, render_sweep, sweep, sweep_rows
+from stretto_core.measure.sweep import (
+    THETAS,
+    SweepRow,
+    best_theta,
+    render_sweep,
+    sweep,
+    sweep_rows,
+)
 from stretto_core.measure.tables import write_json
 from stretto_core.replay_inputs import load_episodes, load_flow_model
 from stretto_core.speculator import DEFAULT_THETA

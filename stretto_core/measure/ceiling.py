@@ -17,12 +17,12 @@ from typing import Callable, Iterable, Sequence, TextIO
 
 from pydantic import BaseModel
 
-from stretto_core.errors import InputError, StrettoError
-from stretto_core.manifest import ManifestError, ToolManifest, load_manifest
+from stretto_core.errors import StrettoError
+from stretto_core.loading import sessions_with_manifests
+from stretto_core.manifest import ToolManifest
 from stretto_core.measure.tables import count, markdown_table, pct, pct_range
 from stretto_core.session import Session
-from stretto_core.splits import SPLITS, SplitFile, split_of
-from stretto_core.store import ReadReport, iter_session_files, read_header, read_session
+from stretto_core.splits import SplitFile
 from stretto_core.turns import TurnClass, classify_turns
 
 ALL = "All"
@@ -225,24 +225,6 @@ def render_table(report: CeilingReport) -> str:
     return f"{table}\n\n{note}"
 
 
-def manifest_for_app(manifests: Sequence[ToolManifest], app: str | None) -> ToolManifest | None:
-    """The manifest given for an app: the only one given, or the one whose `app` names it."""
-    if len(manifests) == 1:
-        return manifests[0]
-    for manifest in manifests:
-        if manifest.app and app and (manifest.app == app or manifest.app.rsplit("/", 1)[-1] == app.rsplit("/", 1)[-1]):
-            return manifest
-    return None
-
-
-def load_manifests(paths: Sequence[str | Path]) -> list[ToolManifest]:
-    """Read manifest files, turning a bad one into a StrettoError that names it."""
-    try:
-        return [load_manifest(p) for p in paths]
-    except ManifestError as exc:
-        raise StrettoError(str(exc)) from exc
-
-
 def measure_paths(paths: Sequence[str | Path], manifests: Sequence[ToolManifest] = (), split: str = "all",
                   split_file: SplitFile | None = None, warn: TextIO | None = sys.stderr) -> list[SessionTurns]:
     """Read every session under the paths, keep the chosen split, and class their turns.
@@ -250,25 +232,8 @@ def measure_paths(paths: Sequence[str | Path], manifests: Sequence[ToolManifest]
     A manifest given for a session's app wins over the one in its header; a session with neither
     is an InputError naming its file. Lines a reader skipped are summed up on `warn`.
     """
-    if split not in ("all", *SPLITS):
-        raise StrettoError(f"unknown split {split!r}: use train, test, none or all")
-    out: list[SessionTurns] = []
-    skipped_lines = skipped_files = 0
-    for path in iter_session_files(list(paths)):
-        if split != "all" and split_of(read_header(path), split_file) != split:
-            continue
-        report = ReadReport(str(path))
-        session = read_session(path, report)
-        if report.skipped:
-            skipped_lines += len(report.skipped)
-            skipped_files += 1
-        manifest = manifest_for_app(manifests, session.header.app) or session.header.manifest
-        if manifest is None:
-            raise InputError(str(path), f"session {session.session_id} has no manifest in its header "
-                                        f"(app {session.header.app or 'unnamed'}); pass --manifest FILE")
-        out.append(measure_session(session, manifest))
-    if skipped_lines and warn is not None:
-        print(f"stretto: skipped {skipped_lines} malformed event line(s) in {skipped_files} file(s)", file=warn)
+    out = [measure_session(session, manifest)
+           for session, manifest in sessions_with_manifests(paths, split, split_file, manifests, warn)]
     if not out:
         where = ", ".join(str(p) for p in paths)
         raise StrettoError(f"no sessions to measure in {where}" + ("" if split == "all" else f" on the {split} side"))
