@@ -16,9 +16,7 @@ between the agent and its tools.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable
 
 from stretto_core.manifest import ToolManifest
 from stretto_core.session import LLMTurn, Session, ToolResult, UserMessage
@@ -30,40 +28,6 @@ class TurnClass(str, Enum):
     write = "write"
     read = "read"
     ceiling = "ceiling"
-
-
-@dataclass
-class TurnTally:
-    """Counts of turns by class over one or more sessions."""
-
-    turns: int = 0
-    reply: int = 0
-    write: int = 0
-    read: int = 0
-    ceiling: int = 0
-    sessions: int = 0
-    tool_calls: int = 0
-    per_session_turns: list[int] = field(default_factory=list)
-
-    def add(self, classes: list[TurnClass], calls: int) -> None:
-        self.sessions += 1
-        self.turns += len(classes)
-        self.tool_calls += calls
-        self.per_session_turns.append(len(classes))
-        for c in classes:
-            setattr(self, c.value, getattr(self, c.value) + 1)
-
-    @property
-    def reads_total(self) -> int:
-        """Read turns, those in the ceiling included."""
-        return self.read + self.ceiling
-
-    def share(self, count: int) -> float:
-        return count / self.turns if self.turns else 0.0
-
-
-MIN_WRITTEN_LENGTH = 3
-"""A value counts as one the user wrote only from this many characters (`state.mentioned` too)."""
 
 
 def classify_turns(session: Session, manifest: ToolManifest, *, user_words: bool = False) -> list[TurnClass]:
@@ -117,11 +81,3 @@ def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: 
 
 def _written(key: str, said: list[str]) -> bool:
     return len(key) >= MIN_WRITTEN_LENGTH and any(key in words for words in said)
-
-
-def tally(sessions: Iterable[Session], manifest_for) -> TurnTally:
-    """Tally the turns of many sessions; `manifest_for(session)` gives each session's manifest."""
-    total = TurnTally()
-    for s in sessions:
-        total.add(classify_turns(s, manifest_for(s)), len(s.agent_calls()))
-    return total
