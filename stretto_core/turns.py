@@ -30,6 +30,10 @@ class TurnClass(str, Enum):
     ceiling = "ceiling"
 
 
+MIN_WRITTEN_LENGTH = 3
+"""A value counts as one the user wrote only from this many characters (`state.mentioned` too)."""
+
+
 def classify_turns(session: Session, manifest: ToolManifest, *, user_words: bool = False) -> list[TurnClass]:
     """The class of each LLM turn of the session, in order.
 
