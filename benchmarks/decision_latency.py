@@ -20,15 +20,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from stretto_core.engine import Engine, EngineConfig
-from stretto_core.flow import learn
-from stretto_core.flow_runtime import FlowRuntime
-from stretto_core.ingest import ingest_files
+from stretto_core.serve.engine import Engine, EngineConfig
+from stretto_core.flow.ir import learn
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.ingest import ingest_files
 from stretto_core.paths import data_root
-from stretto_core.session import LLMTurn, Session, ToolResult
-from stretto_core.splits import split_of
-from stretto_core.state import call_key
-from stretto_core.store import load_sessions
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.state import call_key
+from stretto_core.sessions.store import load_sessions
 
 
 def recorded_results(session: Session) -> dict[str, tuple[str, bool]]:

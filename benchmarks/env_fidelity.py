@@ -23,11 +23,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from stretto_core.envs import has_environment
-from stretto_core.envs.fidelity import SourceTally, replay_recorded_calls
-from stretto_core.envs.recordings import infer_agentdojo_data, source_name, with_data_revision
-from stretto_core.session import Session
-from stretto_core.store import read_header, read_session
+from stretto_core.evaluate.envs import has_environment
+from stretto_core.evaluate.envs.fidelity import SourceTally, replay_recorded_calls
+from stretto_core.evaluate.envs.recordings import infer_agentdojo_data, source_name, with_data_revision
+from stretto_core.sessions.model import Session
+from stretto_core.sessions.store import read_header, read_session
 
 DEFAULT_DIRS = ("/tmp/stretto-ingested/tau2", "/tmp/stretto-ingested/agentdojo",
                 "/tmp/stretto-ingested/workbench")

@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stretto_core.manifest import ToolManifest
-from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
-from stretto_core.state import ToolState
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.sessions.state import ToolState
 
 SHOP = ToolManifest.declare(
     "shop",

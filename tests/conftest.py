@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.ingest import ingest_files
+from stretto_core.sessions.ingest import ingest_files
 from stretto_core.paths import data_root
 
 

@@ -6,15 +6,15 @@ import json
 
 from typer.testing import CliRunner
 
-from stretto_core.ablation import VARIANTS, PooledRho, VariantFlows, learn_for, model_for, options_of, variant
-from stretto_core.bindings_model import BindingOptions
-from stretto_core.engine import Engine
+from stretto_core.evaluate.variants import VARIANTS, PooledRho, VariantFlows, learn_for, model_for, options_of, variant
+from stretto_core.learn.bindings.model import BindingOptions
+from stretto_core.serve.engine import Engine
 from stretto_core.cli import app
-from stretto_core.flow_runtime import FlowRuntime
-from stretto_core.measure.ablation import ablate_domain, render_ablation
-from stretto_core.replay import ReplayOptions, replay_sessions
-from stretto_core.splits import save_split_file
-from stretto_core.store import write_session
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.evaluate.measure.ablation import ablate_domain, render_ablation
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.sessions.splits import save_split_file
+from stretto_core.sessions.store import write_session
 from test_bench_plan import corpus
 
 

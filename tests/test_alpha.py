@@ -7,8 +7,8 @@ import random
 
 import numpy as np
 
-from stretto_core.alpha import LOG_ALPHA_GRID, alpha_posterior, log_marginal_likelihood
-from stretto_core.counts import Counts
+from stretto_core.learn.alpha import LOG_ALPHA_GRID, alpha_posterior, log_marginal_likelihood
+from stretto_core.learn.counts import Counts
 
 def _counts(sessions: list[list[str]]) -> Counts:
     return Counts.learn((([f"{a}/ok/0" for a in s], s) for s in sessions), lambda a: False)

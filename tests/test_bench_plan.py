@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from stretto_core.measure.bench_data import Corpus, agent_key, domain_of
-from stretto_core.measure.bench_plan import OTHER_AGENTS, learning_sessions
-from stretto_core.splits import SplitFile
+from stretto_core.evaluate.measure.bench_data import Corpus, agent_key, domain_of
+from stretto_core.evaluate.measure.bench_plan import OTHER_AGENTS, learning_sessions
+from stretto_core.sessions.splits import SplitFile
 from test_measure_curves import sessions
 
 

@@ -5,22 +5,23 @@ from __future__ import annotations
 import pytest
 
 from bindings_sessions import SHOP, Script, order_record, user_record, walk_orders
-from stretto_core.bindings import (DESCRIBED_READ, MENTIONED, NAMED_OTHER, PLAIN, START_SITE, BindingCounts,
-                                   bind, count_bindings, site_name)
-from stretto_core.bindings_compile import PRIOR_WEIGHT
-from stretto_core.bindings_mention import mention_flags
-from stretto_core.bindings_pick import pool_of
+from stretto_core.learn.bindings import (DESCRIBED_READ, MENTIONED, NAMED_OTHER, PLAIN, START_SITE, BindingCounts,
+                                         add_session, compile_table, count_bindings, site_name)
+from stretto_core.serve.bind import bind
+from stretto_core.learn.bindings.compile import PRIOR_WEIGHT
+from stretto_core.learn.bindings.mention import mention_flags
+from stretto_core.learn.bindings.pick import pool_of
 
 
 def learn(scripts: list[Script], manifest=SHOP, **kw) -> BindingCounts:
     counts = BindingCounts()
     for s in scripts:
-        counts.add_session(s.session(), manifest, **kw)
+        add_session(counts, s.session(), manifest, **kw)
     return counts
 
 
 def shop_table():
-    return learn([walk_orders(f"s{i}", f"user_{i}", [f"#W{i}1", f"#W{i}2", f"#W{i}3"]) for i in range(4)]).compile()
+    return compile_table(learn([walk_orders(f"s{i}", f"user_{i}", [f"#W{i}1", f"#W{i}2", f"#W{i}3"]) for i in range(4)]))
 
 
 def test_an_order_id_binds_from_the_users_order_list_and_skips_orders_already_read():
@@ -97,7 +98,7 @@ def test_a_product_the_user_described_by_name_is_picked_from_an_order_read_befor
             s.call("get_order_details", {"order_id": order}, order_record(order, "u", items))
         s.call("get_product_details", {"product_id": "2001"}, {"product_id": "2001", "name": "Water Bottle"})
         training.append(s)
-    table = learn(training).compile()
+    table = compile_table(learn(training))
     binding = bind(table, "get_product_details", live.state(SHOP), site_name("get_order_details"))
     assert binding.arguments == {"product_id": "2001"}  # not the hose of the newest order
     assert binding.mention == MENTIONED
@@ -125,7 +126,7 @@ def test_named_other_lowers_rho_below_a_plain_pick():
         s.call("cancel_pending_order", {"order_id": f"#N{i}2"}, {"ok": True})
         s.call("get_order_details", {"order_id": f"#N{i}2"}, order_record(f"#N{i}2", f"v{i}", [], "cancelled"))
         sessions.append(s)
-    rho = learn(sessions).compile().lookups["get_order_details"].args["order_id"].rho["*"]
+    rho = compile_table(learn(sessions)).lookups["get_order_details"].args["order_id"].rho["*"]
     assert rho[NAMED_OTHER] < 0.5 < rho[PLAIN]
     assert rho[MENTIONED] > 0.5
 
@@ -135,7 +136,7 @@ def test_a_record_already_read_that_held_what_the_user_gave_makes_the_next_pick_
     live.call("get_user_details", {"user_id": "u"}, user_record("u", ["#A1", "#A2"]))
     live.call("get_order_details", {"order_id": "#A1"},
               order_record("#A1", "u", [("Lamp", "1001")], tracking="4455667788"))
-    table = learn([walk_orders("w", "u", ["#B1", "#B2"])]).compile()
+    table = compile_table(learn([walk_orders("w", "u", ["#B1", "#B2"])]))
     binding = bind(table, "get_order_details", live.state(SHOP), site_name("get_order_details"))
     assert binding.arguments == {"order_id": "#A2"}
     assert binding.mention == DESCRIBED_READ  # the order the user described was #A1, already read
@@ -143,7 +144,7 @@ def test_a_record_already_read_that_held_what_the_user_gave_makes_the_next_pick_
 
 def test_rho_of_a_single_source_is_its_agreement_shrunk_towards_the_pooled_rate():
     counts = learn([walk_orders(f"s{i}", f"u{i}", [f"#W{i}1", f"#W{i}2"]) for i in range(3)])
-    at = counts.compile().lookups["get_order_details"].args["order_id"]
+    at = compile_table(counts).lookups["get_order_details"].args["order_id"]
     k, n = at.support[PLAIN]
     assert (k, n) == (6.0, 6.0)  # six reads, each the first open order of the list
     pooled = (6 + 1) / (6 + 2)
@@ -172,12 +173,12 @@ def test_a_site_with_enough_traced_values_tries_its_own_source_first():
         s = Script(f"b{i}").call("search_orders", {"query": "lamp"}, {"hits": [f"#B{i}"]})
         s.call("get_order_details", {"order_id": f"#B{i}"}, order_record(f"#B{i}", "x", []))
         sessions.append(s)
-    at = learn(sessions).compile().lookups["get_order_details"].args["order_id"]
+    at = compile_table(learn(sessions)).lookups["get_order_details"].args["order_id"]
     assert at.sources == ["search_orders $.hits[*]", "get_user_details $.orders[*]"]
     # Each site tries only the sources the agent took from there.
     assert at.site_orders == {"get_user_details": ["get_user_details $.orders[*]"],
                               "search_orders": ["search_orders $.hits[*]"]}
-    table = learn(sessions).compile()
+    table = compile_table(learn(sessions))
     live = Script().call("search_orders", {"query": "x"}, {"hits": ["#S1"]})
     live.call("get_user_details", {"user_id": "z"}, user_record("z", ["#Z1"]))
     assert bind(table, "get_order_details", live.state(SHOP), "get_user_details").arguments == {"order_id": "#Z1"}

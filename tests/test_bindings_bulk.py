@@ -6,16 +6,16 @@ import gc
 
 import pytest
 
-from stretto_core import bindings_learn
-from stretto_core.bindings_learn import count_session
-from stretto_core.bindings_model import ALIGNED, FREE, ArgCounts, source_key
-from stretto_core.bindings_pick import aligned_pick, free_pick, pool_of
-from stretto_core.bindings_sources import source_paths
-from stretto_core.flow import learn, manifest_of_sessions
-from stretto_core.ingest import ingest_files
+from stretto_core.learn.bindings import evidence as bindings_learn
+from stretto_core.learn.bindings.evidence import count_session
+from stretto_core.learn.bindings.model import ALIGNED, FREE, ArgCounts, source_key
+from stretto_core.learn.bindings.pick import aligned_pick, free_pick, pool_of
+from stretto_core.learn.bindings.sources import source_paths
+from stretto_core.flow.ir import learn, manifest_of_sessions
+from stretto_core.sessions.ingest import ingest_files
 from stretto_core.paths import data_root
-from stretto_core.state import ToolState
-from stretto_core.store import load_sessions
+from stretto_core.sessions.state import ToolState
+from stretto_core.sessions.store import load_sessions
 
 AIRLINE = "tau2/trajectories/airline"
 TRAVEL = "agentdojo/runs/gpt-4o-2024-05-13/travel"

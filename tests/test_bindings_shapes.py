@@ -10,14 +10,16 @@ from pathlib import Path
 import pytest
 
 from bindings_sessions import AIRLINE, SHOP, TRAVEL, Script, user_record, walk_orders
-from stretto_core.bindings import (CONSTANT_SOURCE, BindingCounts, BindingTable, bind, site_name)
-from stretto_core.values import index_result
+from stretto_core.learn.bindings import (BindingCounts, BindingTable, add_session, compile_table, describe_table,
+                                         site_name)
+from stretto_core.serve.bind import CONSTANT_SOURCE, bind
+from stretto_core.sessions.values import index_result
 
 
 def learn(scripts, manifest=SHOP, **kw) -> BindingCounts:
     counts = BindingCounts()
     for s in scripts:
-        counts.add_session(s.session(), manifest, **kw)
+        add_session(counts, s.session(), manifest, **kw)
     return counts
 
 
@@ -42,9 +44,9 @@ def travel_session(name: str, city: str, listing: str, hotels: list[str]) -> Scr
 
 
 def test_a_list_argument_binds_every_hotel_of_the_city_listing_once():
-    table = learn([travel_session("a", "London", LONDON, ["Cozy Stay", "Mom's Home", "London Luxury"]),
+    table = compile_table(learn([travel_session("a", "London", LONDON, ["Cozy Stay", "Mom's Home", "London Luxury"]),
                    travel_session("b", "Paris", PARIS, ["Le Marais Boutique", "Good Night"])],
-                  TRAVEL).compile()
+                  TRAVEL))
     at = table.lookups["get_hotels_prices"].args["hotel_names"]
     assert at.mode == "list" and at.sources == ["get_all_hotels_in_city $[*]"]
     live = Script().user("hotels in Paris?").call("get_all_hotels_in_city", {"city": "Paris"}, PARIS)
@@ -66,7 +68,7 @@ def test_a_list_pick_agrees_only_when_the_sets_are_equal():
 
 def test_a_read_always_called_without_arguments_is_made_bare_once_per_session_with_rho_one():
     sessions = [Script(f"b{i}").call("list_all_product_types", {}, {"Lamp": "1001"}) for i in range(3)]
-    table = learn(sessions).compile()
+    table = compile_table(learn(sessions))
     lookup = table.lookups["list_all_product_types"]
     assert lookup.kind == "bare" and lookup.bare_rho == 1.0
     live = Script().user("what do you sell?")
@@ -81,7 +83,7 @@ def test_a_search_the_agent_always_narrows_is_bare_with_a_chance_near_zero():
     for i in range(10):  # one of several optional filters each time: no argument is required
         args = [{"status": "pending"}, {"query": "lamp"}, {"since": "2024-05-01"}][i % 3]
         sessions.append(Script(f"s{i}").call("search_orders", args, {"hits": []}))
-    lookup = learn(sessions).compile().lookups["search_orders"]
+    lookup = compile_table(learn(sessions)).lookups["search_orders"]
     assert lookup.kind == "bare" and lookup.required == []
     assert lookup.bare_rho == pytest.approx(1 / 12)
 
@@ -97,11 +99,11 @@ def paged(name: str, block: str, page_size=100, user_words: str = "show me the p
 
 def test_a_page_size_passed_in_every_call_is_learned_as_a_constant_only_when_asked():
     sessions = [paged(f"p{i}", f"blk-{i}") for i in range(5)]
-    plain = learn(sessions).compile()
+    plain = compile_table(learn(sessions))
     # Without the option the page size traces to no result, so the lookup cannot be made (App. D).
     assert plain.lookups["get_block"].kind == "unbound"
     assert plain.lookups["get_block"].reason == "no source for page_size"
-    table = learn(sessions, constants=True).compile()
+    table = compile_table(learn(sessions, constants=True))
     assert table.lookups["get_block"].args["page_size"].mode == "constant"
     live = Script().user("open it").call("list_blocks", {}, {"results": ["blk-9"]})
     binding = bind(table, "get_block", live.state(SHOP), site_name("list_blocks"))
@@ -110,11 +112,11 @@ def test_a_page_size_passed_in_every_call_is_learned_as_a_constant_only_when_ask
 
 
 def test_a_constant_needs_five_calls_and_one_value():
-    four = learn([paged(f"p{i}", f"b{i}") for i in range(4)], constants=True).compile().lookups["get_block"]
+    four = compile_table(learn([paged(f"p{i}", f"b{i}") for i in range(4)], constants=True)).lookups["get_block"]
     assert four.kind == "unbound" and four.args["page_size"].mode == "value"
     varied = [paged(f"p{i}", f"b{i}", page_size=100 if i else 50) for i in range(6)]
     assert learn(varied, constants=True).lookups["get_block"].args["page_size"].varied
-    assert learn(varied, constants=True).compile().lookups["get_block"].kind == "unbound"
+    assert compile_table(learn(varied, constants=True)).lookups["get_block"].kind == "unbound"
 
 
 def test_an_id_the_user_wrote_is_never_a_constant_however_many_sessions_shared_it():
@@ -126,7 +128,7 @@ def test_an_id_the_user_wrote_is_never_a_constant_however_many_sessions_shared_i
         sessions.append(s)
     counts = learn(sessions, constants=True)
     assert counts.lookups["get_block"].args["owner"].user_wrote
-    lookup = counts.compile().lookups["get_block"]
+    lookup = compile_table(counts).lookups["get_block"]
     assert lookup.kind == "unbound" and lookup.args["owner"].mode == "value"
 
 
@@ -138,7 +140,7 @@ def test_a_value_an_earlier_result_held_is_never_a_constant():
         sessions.append(s)
     counts = learn(sessions, constants=True)
     assert counts.lookups["get_block"].args["workspace"].found_in_result == 6.0
-    assert counts.compile().lookups["get_block"].args["workspace"].mode == "value"  # bound, not constant
+    assert compile_table(counts).lookups["get_block"].args["workspace"].mode == "value"  # bound, not constant
 
 
 # ---------------------------------------------------------------- several arguments
@@ -155,7 +157,7 @@ def test_get_flight_status_takes_the_date_of_the_flight_it_took():
         for flight, date in legs:
             s.call("get_flight_status", {"flight_number": flight, "date": date}, "on time")
         sessions.append(s)
-    table = learn(sessions, AIRLINE).compile()
+    table = compile_table(learn(sessions, AIRLINE))
     assert table.lookups["get_flight_status"].lead == "flight_number"
     live = Script().call("get_reservation_details", {"reservation_id": "RX"}, reservation("RX", legs))
     live.call("get_flight_status", {"flight_number": "HAT001", "date": "2024-05-15"}, "on time")
@@ -182,7 +184,7 @@ def test_learning_two_halves_and_merging_equals_learning_at_once_byte_for_byte()
     first, second = learn(scripts[:5], manifest, constants=True), learn(scripts[5:], manifest)
     assert first.merged(second).to_json() == whole.to_json()
     assert second.merged(first).to_json() == whole.to_json()  # and in either order
-    assert first.merged(second).compile().to_json() == whole.compile().to_json()
+    assert compile_table(first.merged(second)).to_json() == compile_table(whole).to_json()
     assert learn(scripts, manifest, constants=True).to_json() == whole.to_json()  # learning is repeatable
 
 
@@ -197,20 +199,20 @@ def test_a_weighted_merge_scales_every_count_as_a_power_prior():
 def test_counts_and_tables_round_trip_through_their_json():
     counts = learn(mixed_sessions(), SHOP.merged(TRAVEL))
     assert BindingCounts.from_json(counts.to_json()).to_json() == counts.to_json()
-    table = counts.compile()
+    table = compile_table(counts)
     again = BindingTable.from_json(table.to_json())
     live = Script().call("get_user_details", {"user_id": "u"}, user_record("u", ["#A1"]))
     assert bind(again, "get_order_details", live.state(SHOP), "get_user_details") == \
         bind(table, "get_order_details", live.state(SHOP), "get_user_details")
-    assert "get_order_details: bound" in table.describe()
-    assert "get_user_details $.orders[*]" in table.describe("get_order_details")
+    assert "get_order_details: bound" in describe_table(table)
+    assert "get_user_details $.orders[*]" in describe_table(table, "get_order_details")
 
 
 # ---------------------------------------------------------------- real data
 
 def _retail(file_part: str):
-    from stretto_core.ingest.common import ManifestSource
-    from stretto_core.ingest.tau2 import convert
+    from stretto_core.sessions.ingest.common import ManifestSource
+    from stretto_core.sessions.ingest.tau2 import convert
     from stretto_core.paths import data_root
 
     files = sorted((data_root() / "tau2" / "trajectories" / "retail").glob(f"*{file_part}*.json"))
@@ -219,14 +221,14 @@ def _retail(file_part: str):
 
 
 def test_on_tau2_retail_orders_bind_from_the_users_list_and_users_from_the_lookup_by_email_or_name():
-    from stretto_core.splits import split_of
+    from stretto_core.sessions.splits import split_of
 
     train = [s for s in _retail("toolorchestra") if split_of(s.header) == "train"]
     assert len(train) > 40
     counts = BindingCounts()
     for s in train:
-        counts.add_session(s, s.header.manifest)
-    table = counts.compile()
+        add_session(counts, s, s.header.manifest)
+    table = compile_table(counts)
     order = table.lookups["get_order_details"].args["order_id"]
     assert order.sources[0] == "get_user_details $.orders[*]"
     assert order.rho["*"]["plain"] > 0.85
@@ -236,8 +238,8 @@ def test_on_tau2_retail_orders_bind_from_the_users_list_and_users_from_the_looku
 
     # Served on held-out runs of another agent: bind after every tool result, quickly.
     tested = [s for s in _retail("gpt-4.1_retail") if split_of(s.header) == "test"][:20]
-    from stretto_core.session import LLMTurn, ToolResult, UserMessage
-    from stretto_core.state import ToolState
+    from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
+    from stretto_core.sessions.state import ToolState
 
     agreed = offered = binds = 0
     elapsed = 0.0
@@ -272,5 +274,5 @@ def test_a_session_json_line_survives_the_store_for_binding():
 
 def learn_from(session) -> BindingCounts:
     counts = BindingCounts()
-    counts.add_session(session, SHOP)
+    add_session(counts, session, SHOP)
     return counts

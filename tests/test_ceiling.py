@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from stretto_core.cli import main
-from stretto_core.manifest import ToolManifest, save_manifest
-from stretto_core.measure.ceiling import ceiling_report, measure_session, render_table
-from stretto_core.measure.tables import markdown_table, pct_range
-from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
-from stretto_core.store import write_session
+from stretto_core.sessions.manifest import ToolManifest, save_manifest
+from stretto_core.evaluate.measure.ceiling import ceiling_report, measure_session, render_table
+from stretto_core.evaluate.measure.tables import markdown_table, pct_range
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.sessions.store import write_session
 
 SHOP = ToolManifest.declare("shop", reads=["get_user", "get_order"], writes=["cancel_order"])
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from stretto_core.cli import main
-from stretto_core.measure.costs import costs_by_app, theta_star
-from stretto_core.replay import replay_sessions
-from stretto_core.replay_episode import prepare_sessions
-from stretto_core.store import write_session
+from stretto_core.evaluate.measure.costs import costs_by_app, theta_star
+from stretto_core.evaluate.replay.run import replay_sessions
+from stretto_core.evaluate.replay.episode import prepare_sessions
+from stretto_core.sessions.store import write_session
 from test_replay_fakes import Script, Shop, shop_flow
 
 EMAIL = {"email": "ann@x.org"}

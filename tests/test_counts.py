@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from stretto_core.counts import START, BackoffModel, Counts, vocabulary
+from stretto_core.learn.counts import START, BackoffModel, Counts, vocabulary
 
 A, B, W = "a/ok/0", "b/ok/0", "w/ok/0"
 R = "reply/answered/0"

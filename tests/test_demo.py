@@ -6,7 +6,7 @@ from pathlib import Path
 
 from stretto_core.cli import main
 from stretto_core.demo.run import demo
-from stretto_core.store import load_sessions
+from stretto_core.sessions.store import load_sessions
 
 
 def test_the_live_savings_of_the_scripted_agent_are_what_the_replay_predicted(tmp_path: Path) -> None:

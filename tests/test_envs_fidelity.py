@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from stretto_core.envs.agentdojo_data import data_revision, infer_data_revision
-from stretto_core.envs.fidelity import SourceTally, replay_recorded_calls, same_result
-from stretto_core.envs.recordings import label_agentdojo_data, source_name
-from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.evaluate.envs.agentdojo_data import data_revision, infer_data_revision
+from stretto_core.evaluate.envs.fidelity import SourceTally, replay_recorded_calls, same_result
+from stretto_core.evaluate.envs.recordings import label_agentdojo_data, source_name
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
 
 
 class TableEnvironment:

@@ -6,11 +6,11 @@ import json
 import random
 from typing import Any
 
-from stretto_core.features import (MISSING, FeatureMap, ResultField, candidate_fields,
+from stretto_core.learn.features import (MISSING, FeatureMap, ResultField, candidate_fields,
                                    candidate_values, learn_feature_map, select_features)
-from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
-from stretto_core.steps import session_symbols
-from stretto_core.values import TextResult
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.learn.steps import session_symbols
+from stretto_core.sessions.values import TextResult
 
 
 def _session(sid: str, task: str, steps: list[tuple[str, Any]]) -> Session:

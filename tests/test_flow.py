@@ -9,12 +9,12 @@ import pytest
 
 from stretto_core.cli import main
 from stretto_core.errors import InputError
-from stretto_core.flow import learn, load_flow, merge, save_flow
-from stretto_core.flow_review import diff, show
-from stretto_core.ingest import ingest_files
+from stretto_core.flow.ir import learn, load_flow, merge, save_flow
+from stretto_core.flow.review import diff, show
+from stretto_core.sessions.ingest import ingest_files
 from stretto_core.paths import data_root
-from stretto_core.splits import split_of
-from stretto_core.store import load_sessions
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.store import load_sessions
 
 RETAIL = "tau2/trajectories/retail/gpt-4.1-mini-2025-04-14__toolorchestra_nvidia_2025-12-02__toolorchestra_retail_gpt-5_1trial.json"
 TRAVEL = "agentdojo/runs/gpt-4o-2024-05-13/travel"
@@ -95,7 +95,7 @@ def test_a_diff_flags_a_new_lookup_for_review_and_an_unchanged_flow_for_none(ret
 
 def test_the_cli_learns_shows_merges_and_diffs(retail_train, tmp_path: Path, capsys) -> None:
     sessions_dir = tmp_path / "s"
-    from stretto_core.store import write_session
+    from stretto_core.sessions.store import write_session
     for s in retail_train[:20]:
         write_session(s, sessions_dir / "a")
     for s in retail_train[20:40]:
@@ -113,9 +113,9 @@ def test_the_cli_learns_shows_merges_and_diffs(retail_train, tmp_path: Path, cap
 
 
 def test_a_site_switched_off_makes_no_lookups_there(retail_train, tmp_path: Path) -> None:
-    from stretto_core.engine import Engine
-    from stretto_core.flow_runtime import FlowRuntime
-    from stretto_core.session import ToolResult
+    from stretto_core.serve.engine import Engine
+    from stretto_core.serve.runtime import FlowRuntime
+    from stretto_core.sessions.model import ToolResult
 
     path = tmp_path / "f.flow.json"
     save_flow(learn(retail_train), path)

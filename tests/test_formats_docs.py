@@ -14,10 +14,10 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from stretto_core.flow import Flow
-from stretto_core.replay_rows import ReplayResult
-from stretto_core.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
-from stretto_core.session import Lookup, LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
+from stretto_core.flow.ir import Flow
+from stretto_core.evaluate.replay.rows import ReplayResult
+from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
+from stretto_core.sessions.model import Lookup, LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
 
 FORMATS_DOC = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.ingest import ingest_files
-from stretto_core.ingest.agentdojo import convert
-from stretto_core.ingest.common import ManifestSource
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.ingest.agentdojo import convert
+from stretto_core.sessions.ingest.common import ManifestSource
 from stretto_core.paths import data_root
-from stretto_core.session import LLMTurn, ToolResult, UserMessage
-from stretto_core.store import read_session
+from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
+from stretto_core.sessions.store import read_session
 
 RUNS = data_root() / "agentdojo" / "runs"
 PLAIN = "gpt-4o-2024-05-13/banking/user_task_0.json"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from stretto_core.cli import main
-from stretto_core.ingest import ingest_files
-from stretto_core.manifest import ToolKind
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.manifest import ToolKind
 from stretto_core.paths import data_root
-from stretto_core.store import read_session
+from stretto_core.sessions.store import read_session
 
 RUNS = data_root() / "agentdojo" / "runs"
 RUN = "gpt-4o-2024-05-13/banking/user_task_0.json"

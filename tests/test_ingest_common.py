@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stretto_core.ingest.common import EpisodeBuilder, content_text, make_session_id, usage_of
+from stretto_core.sessions.ingest.common import EpisodeBuilder, content_text, make_session_id, usage_of
 
 
 def test_results_pair_by_id_then_by_order_and_reused_or_missing_ids_become_unique() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from stretto_core.errors import InputError
-from stretto_core.ingest import ingest_files
-from stretto_core.ingest.common import ManifestSource
-from stretto_core.ingest.tau2 import convert, harness_of
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.ingest.common import ManifestSource
+from stretto_core.sessions.ingest.tau2 import convert, harness_of
 from stretto_core.paths import data_root
-from stretto_core.session import ToolResult, UserMessage
-from stretto_core.store import read_session
+from stretto_core.sessions.model import ToolResult, UserMessage
+from stretto_core.sessions.store import read_session
 
 TRAJ = data_root() / "tau2" / "trajectories"
 TELECOM = "telecom/gpt-4.1__results__gpt-4.1_telecom_default_gpt-4.1_1trials.json"

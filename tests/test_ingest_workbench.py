@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.ingest import ingest_files
-from stretto_core.ingest.common import ManifestSource
-from stretto_core.ingest.pyrepr import ReprError, parse_agent_run
-from stretto_core.ingest.workbench import convert, name_parts, task_id_of
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.ingest.common import ManifestSource
+from stretto_core.sessions.ingest.pyrepr import ReprError, parse_agent_run
+from stretto_core.sessions.ingest.workbench import convert, name_parts, task_id_of
 from stretto_core.paths import data_root
-from stretto_core.session import LLMTurn, ToolResult, UserMessage
-from stretto_core.store import read_session
+from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
+from stretto_core.sessions.store import read_session
 
 RESULTS = data_root() / "workbench" / "results"
 GPT = "email/gpt-3.5_domains_2024-03-20_13-16-18.csv"

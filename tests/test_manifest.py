@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.manifest import (ManifestError, ToolKind, ToolManifest, contracts_from_calls,
+from stretto_core.sessions.manifest import (ManifestError, ToolKind, ToolManifest, contracts_from_calls,
                                    kind_from_mcp_annotations, load_manifest, manifest_from_mcp_tools)
 from stretto_core.paths import data_root
 

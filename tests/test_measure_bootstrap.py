@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from stretto_core.measure.bootstrap import (Clusters, Interval, bootstrap, draw_weights, format_interval,
+from stretto_core.evaluate.measure.bootstrap import (Clusters, Interval, bootstrap, draw_weights, format_interval,
                                             paired_difference, ratio)
-from stretto_core.measure.metrics import compare_speculators
-from stretto_core.replay import ReplayOptions, replay_sessions
+from stretto_core.evaluate.measure.metrics import compare_speculators
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from test_measure_rows import shop_sessions
 from test_replay_fakes import shop_flow
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from stretto_core.errors import StrettoError
-from stretto_core.measure.calibration import auc, brier, calibrate, calibrate_by_app, ece, reliability
-from stretto_core.replay_rows import ReplayConfig, ReplayResult
+from stretto_core.evaluate.measure.calibration import auc, brier, calibrate, calibrate_by_app, ece, reliability
+from stretto_core.evaluate.replay.rows import ReplayConfig, ReplayResult
 from test_measure_rows import weighed
 
 SCORES = [0.1, 0.4, 0.35, 0.8]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stretto_core.measure.crossharness import HarnessCase, cross_harness, render_cross_harness
+from stretto_core.evaluate.measure.crossharness import HarnessCase, cross_harness, render_cross_harness
 from test_measure_curves import sessions
 from test_measure_rows import shop_sessions
 

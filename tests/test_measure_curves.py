@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stretto_core.measure.curves import curve_rows, learning_curve, render_curves
+from stretto_core.evaluate.measure.curves import curve_rows, learning_curve, render_curves
 from test_measure_rows import shop_episode
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from stretto_core.measure.costs import AppCosts
-from stretto_core.measure.metrics import PAPER_COSTS, compare_speculators, costs_for, measure
-from stretto_core.replay_rows import ReplayConfig, ReplayResult
+from stretto_core.evaluate.measure.costs import AppCosts
+from stretto_core.evaluate.measure.metrics import PAPER_COSTS, compare_speculators, costs_for, measure
+from stretto_core.evaluate.replay.rows import ReplayConfig, ReplayResult
 from test_measure_rows import episode_row
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from stretto_core.replay_episode import PreparedEpisode, prepare_sessions
-from stretto_core.replay_rows import EpisodeRow, WeighedRow
+from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_sessions
+from stretto_core.evaluate.replay.rows import EpisodeRow, WeighedRow
 from test_replay_fakes import Script, Shop
 
 EMAIL = {"email": "ann@x.org"}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from stretto_core.measure.metrics import given_costs
-from stretto_core.measure.sweep import THETAS, best_theta, render_sweep, sweep, sweep_rows
-from stretto_core.replay import ReplayOptions
+from stretto_core.evaluate.measure.metrics import given_costs
+from stretto_core.evaluate.measure.sweep import THETAS, best_theta, render_sweep, sweep, sweep_rows
+from stretto_core.evaluate.replay.run import ReplayOptions
 from test_measure_rows import shop_sessions
 from test_replay_fakes import shop_flow
 

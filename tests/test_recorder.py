@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stretto_core import recorder as recorder_module
-from stretto_core.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
-from stretto_core.recorder import SessionRecorder
-from stretto_core.session import (LLMTurn, Lookup, SessionHeader, ToolCall, ToolResult, Usage,
+from stretto_core.sessions import recorder as recorder_module
+from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.model import (LLMTurn, Lookup, SessionHeader, ToolCall, ToolResult, Usage,
                                   UserMessage)
-from stretto_core.store import ReadReport, read_session, session_filename
+from stretto_core.sessions.store import ReadReport, read_session, session_filename
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.recorder import SessionRecorder
-from stretto_core.session import SessionHeader, ToolResult
-from stretto_core.store import ReadReport, read_session
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.model import SessionHeader, ToolResult
+from stretto_core.sessions.store import ReadReport, read_session
 
 WRITERS = 4
 EVENTS_EACH = 120
 
 CHILD = """
 import sys
-from stretto_core.recorder import SessionRecorder
-from stretto_core.session import SessionHeader
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.model import SessionHeader
 rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="killed", harness="test"))
 i = 0
 while True:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from stretto_core.engine import Engine, EngineConfig
+from stretto_core.serve.engine import Engine, EngineConfig
 from stretto_core.errors import StrettoError
-from stretto_core.replay import ReplayOptions, replay_sessions, replay_thetas
-from stretto_core.replay_episode import prepare_sessions
-from stretto_core.replay_summary import render_summary, summarize
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions, replay_thetas
+from stretto_core.evaluate.replay.episode import prepare_sessions
+from stretto_core.evaluate.replay.summary import render_summary, summarize
 from test_replay_fakes import Script, Shop, shop_flow
 
 EMAIL = {"email": "ann@x.org"}

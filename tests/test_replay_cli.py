@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from stretto_core.cli import main
-from stretto_core.flow import learn, save_flow
-from stretto_core.replay_inputs import load_replay
-from stretto_core.store import write_session
+from stretto_core.flow.ir import learn, save_flow
+from stretto_core.evaluate.replay.inputs import load_replay
+from stretto_core.sessions.store import write_session
 from test_replay_api import sessions
 
 TOTALS = ("episodes", "llm_turns", "turns_saved", "detours", "lookups", "ceiling_turns")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.replay import ReplayOptions, replay_sessions
-from stretto_core.replay_compare import compare_replays
-from stretto_core.store import read_session
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.evaluate.replay.compare import compare_replays
+from stretto_core.sessions.store import read_session
 from test_replay_fakes import Script, Shop, TableFlow, shop_flow
 
 EMAIL = {"email": "ann@x.org"}
@@ -116,7 +116,7 @@ def _retail_episode(folder: Path):
 
 def retail_flow() -> TableFlow:
     """Retail's walk, by hand: a user's id from a lookup by email or name, then their first order."""
-    from stretto_core.manifest import load_manifest
+    from stretto_core.sessions.manifest import load_manifest
     from stretto_core.paths import manifest_path
 
     table = {"find_user_id_by_email": {"get_user_details": 0.9},
@@ -140,7 +140,7 @@ def test_env_replay_on_a_retail_episode_agrees_with_record_replay(tau2_ingested:
 
 
 def test_an_environment_replay_of_an_app_without_an_environment_fails_before_any_work() -> None:
-    from stretto_core.envs import EnvironmentUnavailable
+    from stretto_core.evaluate.envs import EnvironmentUnavailable
 
     script = Script(app="workbench/email").user("hi").agent(text="hello")
     with pytest.raises(EnvironmentUnavailable, match="no environment for app.s. workbench/email .e.g. session s1."):

@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stretto_core.manifest import ToolManifest
-from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
-from stretto_core.state import ToolState
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
+from stretto_core.sessions.state import ToolState
 
 MANIFEST = ToolManifest.declare("shop", reads=["find_user", "get_user", "get_order", "get_product", "check_phone"],
                                 writes=["cancel_order", "toggle_phone"], generic=["think"])

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.flow import learn
-from stretto_core.flow_runtime import FlowRuntime
-from stretto_core.replay import ReplayOptions, replay_sessions
-from stretto_core.splits import split_of
-from stretto_core.store import read_session
+from stretto_core.flow.ir import learn
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.store import read_session
 
 TEST_EPISODES = 8
 

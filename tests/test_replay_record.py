@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from stretto_core.engine import Engine, EngineConfig
-from stretto_core.replay import ReplayOptions, replay_sessions
-from stretto_core.replay_episode import prepare_session
-from stretto_core.replay_record import RecordSource
-from stretto_core.replay_walk import Walk
+from stretto_core.serve.engine import Engine, EngineConfig
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.evaluate.replay.episode import prepare_session
+from stretto_core.evaluate.replay.record import RecordSource
+from stretto_core.evaluate.replay.walk import Walk
 from test_replay_fakes import Script, Shop, shop_flow
 
 EMAIL = {"email": "ann@x.org"}
@@ -195,7 +195,7 @@ def test_the_per_call_budget_stops_a_chain() -> None:
 
 
 def test_recorded_lookups_are_ignored_by_a_replay() -> None:
-    from stretto_core.session import Lookup
+    from stretto_core.sessions.model import Lookup
 
     script = identify_then_read_user(Shop())
     script.events.insert(3, Lookup(call_id="old", tool="get_order", arguments=ORDER, content="{}"))

@@ -14,12 +14,12 @@ from typing import Any, Sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stretto_core.engine import Engine, EngineConfig
-from stretto_core.flow import learn
-from stretto_core.flow_runtime import FlowRuntime
-from stretto_core.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
-from stretto_core.session import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
-from stretto_core.speculator import Guard
+from stretto_core.serve.engine import Engine, EngineConfig
+from stretto_core.flow.ir import learn
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.serve.speculator import Guard
 
 TOOLS = [f"tool_{i}" for i in range(7)]
 VALUES = ["a1", "b22", "c333", "d4444", "e5"]
@@ -178,8 +178,8 @@ def test_a_sessions_own_server_listing_narrows_what_the_engine_may_look_up(manif
 
 
 def test_with_a_user_present_the_telecom_agent_is_never_given_the_users_phone_tools() -> None:
-    from stretto_core.ingest.common import ManifestSource
-    from stretto_core.ingest.tau2 import convert
+    from stretto_core.sessions.ingest.common import ManifestSource
+    from stretto_core.sessions.ingest.tau2 import convert
     from stretto_core.paths import data_root
 
     folder = data_root() / "tau2" / "trajectories" / "telecom"

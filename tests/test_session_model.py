@@ -8,10 +8,10 @@ import pytest
 from pydantic import ValidationError
 
 from stretto_core.errors import InputError
-from stretto_core.manifest import ToolManifest
-from stretto_core.session import (LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult, UserMessage,
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import (LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult, UserMessage,
                                   manifest_hash, parse_event)
-from stretto_core.store import read_header, read_session
+from stretto_core.sessions.store import read_header, read_session
 
 
 def test_an_event_line_becomes_the_model_its_kind_names() -> None:

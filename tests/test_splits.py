@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from stretto_core.errors import InputError, StrettoError
-from stretto_core.session import Session, SessionHeader
-from stretto_core.splits import (SplitFile, filter_sessions, hashed_side, load_split_file, make_split_file,
+from stretto_core.sessions.model import Session, SessionHeader
+from stretto_core.sessions.splits import (SplitFile, filter_sessions, hashed_side, load_split_file, make_split_file,
                                  split_of)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stretto_core.session import (LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult,
+from stretto_core.sessions.model import (LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult,
                                   UserMessage)
-from stretto_core.steps import (ANSWERED, ENDED, FAILED, NO_FEATURE, OK, REPLY, Step, parse_symbol,
+from stretto_core.learn.steps import (ANSWERED, ENDED, FAILED, NO_FEATURE, OK, REPLY, Step, parse_symbol,
                                 reply_step, session_steps, session_symbols, step_of_result)
 
 

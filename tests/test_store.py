@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from stretto_core.errors import InputError
-from stretto_core.session import Session, SessionHeader, UserMessage
-from stretto_core.store import LoadReport, SessionStore, load_sessions, write_session
+from stretto_core.sessions.model import Session, SessionHeader, UserMessage
+from stretto_core.sessions.store import LoadReport, SessionStore, load_sessions, write_session
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stretto_core.manifest import ToolManifest
-from stretto_core.session import LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult, UserMessage
-from stretto_core.turns import TurnClass, classify_turns
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.sessions.turns import TurnClass, classify_turns
 
 MANIFEST = ToolManifest.declare("shop", reads=["find_user", "get_user", "get_order", "list_items"],
                                 writes=["cancel_order"], generic=["think"])

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.demo.shop import SHOP_MANIFEST, Shop, call_key_text, run_agent
-from stretto_core.engine import APPENDIX_HEADER, Engine, EngineConfig, EngineSession, appendix
-from stretto_core.flow import Flow, learn, save_flow
-from stretto_core.flow_review import show
-from stretto_core.flow_runtime import FlowRuntime
-from stretto_core.recorder import SessionRecorder
-from stretto_core.replay import ReplayOptions, replay_sessions
-from stretto_core.session import (LLMTurn, SessionHeader, ToolCall, ToolResult, Usage, UserMessage,
+from stretto_core.serve.engine import APPENDIX_HEADER, Engine, EngineConfig, EngineSession, appendix
+from stretto_core.flow.ir import Flow, learn, save_flow
+from stretto_core.flow.review import show
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.sessions.model import (LLMTurn, SessionHeader, ToolCall, ToolResult, Usage, UserMessage,
                                   parse_json_content)
-from stretto_core.store import load_sessions
+from stretto_core.sessions.store import load_sessions
 
 SHOP_SEED = 7
 PROMPT_TOKENS = 1500

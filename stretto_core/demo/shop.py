@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from stretto_core.manifest import ToolManifest
+from stretto_core.sessions.manifest import ToolManifest
 
 SHOP_MANIFEST = ToolManifest.declare(
     "demo/shop",

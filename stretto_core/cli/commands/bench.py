@@ -1,0 +1,30 @@
+"""`stretto bench`: ingest the published runs, measure every table the paper's §4.1–4.3 has, write a results page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from stretto_core.evaluate.measure.bench import FULL, QUICK, run_bench
+from stretto_core.evaluate.measure.bench_report import render_summary
+from stretto_core.paths import data_root
+
+
+def bench(
+    data: Optional[Path] = typer.Option(None, "--data", help="The published data folder (default: STRETTO_DATA, "
+                                        "else ../shared/data beside the repository)."),
+    out: Path = typer.Option(Path("results"), "--out", help="Folder for sessions, split, JSON rows, plots and README.md."),
+    quick: bool = typer.Option(False, "--quick", help="A small slice with few draws: checks that everything runs; "
+                               "its numbers mean nothing."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+) -> None:
+    """Run the ceiling, Table 3, calibration, costs, sweep, learning curves, AgentDojo and WorkBench,
+    record against environment, and cross-harness transfer; gather them in OUT/README.md."""
+    results = run_bench(data or data_root(), out, QUICK if quick else FULL, progress=progress)
+    typer.echo(render_summary(results))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bench")(bench)

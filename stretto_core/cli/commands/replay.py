@@ -1,0 +1,61 @@
+"""`stretto replay`: replay recorded episodes with a flow serving lookups; print what it saved."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from stretto_core.evaluate.loading import load_manifests
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.evaluate.replay.inputs import load_episodes, load_flow_model, save_replay
+from stretto_core.evaluate.replay.summary import render_summary
+from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.splits import load_split_file
+
+
+class Policy(str, Enum):
+    use = "use"
+    next = "next"
+
+
+def replay(
+    flow: Path = typer.Option(..., "--flow", help="The flow file to serve lookups with."),
+    sessions: List[Path] = typer.Option(..., "--sessions", help="Session files, or folders searched for *.jsonl "
+                                        "(repeat the option for several)."),
+    json_out: Path = typer.Option(..., "--json", help="Where to write the replay: totals, then every row."),
+    split: str = typer.Option("all", "--split", help="Which sessions: train, test, none or all."),
+    split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (stretto split) to use."),
+    policy: Policy = typer.Option(Policy.use, "--policy", help="use: probability of use before the next write; "
+                                  "next: the next-step rule, for comparison."),
+    theta: float = typer.Option(DEFAULT_THETA, "--theta", help="Threshold θ a lookup's score must reach."),
+    env: bool = typer.Option(False, "--env", help="Run every call and lookup in the benchmark's environment "
+                             "(τ²-bench, AgentDojo) instead of answering from the record."),
+    weigh: bool = typer.Option(False, "--weigh", help="Also log every candidate weighed at every decision."),
+    manifest: List[Path] = typer.Option([], "--manifest", help="Tool manifest to use instead of the sessions' own "
+                                        "(repeat for several apps; each is matched by its app)."),
+    processes: Optional[int] = typer.Option(None, "--processes", help="Processes to replay on (default: up to 2 "
+                                            "when there are many episodes)."),
+    strict_stand_ins: bool = typer.Option(False, "--strict-stand-ins", help="From the record: a lookup bound from "
+                                          "another call's stand-in result never answers a call."),
+) -> None:
+    """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
+    frozen = load_split_file(split_file) if split_file else None
+    model = load_flow_model(flow)  # a bad flow is reported before any session is read
+    episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
+    if not episodes:
+        typer.echo("no sessions to replay (check --sessions and --split)", err=True)
+        raise typer.Exit(1)
+    options = ReplayOptions(theta=theta, policy=policy.value, env=env, weigh=weigh, processes=processes,
+                            flow=str(flow), split=None if split == "all" else split,
+                            strict_stand_ins=strict_stand_ins)
+    result = replay_sessions(model, episodes, options)
+    typer.echo(render_summary(result))
+    save_replay(result, json_out)
+    typer.echo(f"wrote {json_out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay)

@@ -1,0 +1,141 @@
+"""Which part of the estimators buys what: the speculator with one part taken away at a time.
+
+The note has to say what each part of §2.4 is worth, so each variant here removes one part of a
+learned flow and keeps the rest:
+
+    full        the flow as learned: α at its posterior median, ρ per mention class
+    alpha1      α = 1 instead of the posterior median (the back-off's concentration not learned)
+    no_classes  every pick scored by its argument's pooled rate ρ̄ = (K + 1) / (N + 2) over the
+                lookup's own order (`ArgTable.support`), ignoring the mention classes
+                (mentioned, named_other, described_read) and the per-site ρ
+    simple      alpha1 and no_classes together, no result features: the simpler speculator
+    features    learned with result features (`learn(..., features=True)`)
+    newest      no look-back: a source draws on the newest result holding its tool only (the
+                paper's rule), learned and served so (`BindingOptions(look_back=1)`)
+    no_align    no record alignment when serving: a further argument of a call is picked on its
+                own instead of from the lead's record (`BindingOptions(align=False)`; ρ as learned)
+    next        the next-step rule p·ρ (`policy="next"`), for reference
+
+`no_classes` wraps the real `bind`: the same arguments are bound, only ρ is replaced, so the
+difference to `full` is the value of scoring by class alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
+from stretto_core.flow.ir import Flow, learn
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.model import Session
+from stretto_core.sessions.state import ToolState
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One ablation: which parts of the estimators it keeps."""
+
+    name: str
+    label: str
+    alpha_one: bool = False
+    pooled_rho: bool = False
+    features: bool = False
+    lookback: bool = True
+    align: bool = True
+    policy: str = "use"
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("full", "full (use before write)"),
+    Variant("alpha1", "α = 1", alpha_one=True),
+    Variant("no_classes", "no mention classes", pooled_rho=True),
+    Variant("simple", "simple (α = 1, no classes, no features)", alpha_one=True, pooled_rho=True),
+    Variant("features", "with result features", features=True),
+    Variant("newest", "no look-back (newest result only)", lookback=False),
+    Variant("no_align", "no record alignment (serving)", align=False),
+    Variant("next", "next-step rule", policy="next"),
+)
+BY_NAME = {v.name: v for v in VARIANTS}
+
+
+def variant(name: str) -> Variant:
+    if name not in BY_NAME:
+        raise ValueError(f"unknown ablation variant {name!r}; one of {', '.join(BY_NAME)}")
+    return BY_NAME[name]
+
+
+def laplace(support: dict[str, list[float]]) -> float:
+    """ρ̄ = (K + 1) / (N + 2): agreements and picks pooled over every mention class."""
+    k = sum(s[0] for s in support.values())
+    n = sum(s[1] for s in support.values())
+    return (k + 1.0) / (n + 2.0)
+
+
+def pooled_rho(lookup: LookupTable) -> float:
+    """A bound lookup's ρ with the classes ignored: the product of each argument's pooled rate.
+
+    The lead argument's rate is over its free picks, every other value argument's over its picks
+    aligned to the lead's record (as the full binding scores them); a constant keeps its factor.
+    """
+    if lookup.kind == "bare":
+        return lookup.bare_rho if lookup.bare_rho is not None else 1.0
+    rho = 1.0
+    for name, arg in lookup.args.items():
+        if arg.mode == "constant":
+            rho *= next(iter(arg.rho.get("*", {}).values()), 1.0)
+        elif arg.mode == "value" and name != lookup.lead:
+            rho *= laplace(arg.support_aligned)
+        else:
+            rho *= laplace(arg.support)
+    return rho
+
+
+class PooledRho:
+    """A `FlowModel` that binds as the runtime does but scores every pick by the pooled rate."""
+
+    def __init__(self, runtime: FlowRuntime) -> None:
+        self.runtime = runtime
+        self.manifest = runtime.manifest
+        self._rho: dict[str, float] = {}
+
+    def rho_of(self, tool: str) -> float:
+        if tool not in self._rho:
+            self._rho[tool] = pooled_rho(self.runtime.table.lookups[tool])
+        return self._rho[tool]
+
+    def bind(self, tool: str, state: ToolState, site: str) -> Binding | None:
+        got = self.runtime.bind(tool, state, site)
+        return None if got is None else replace(got, rho=self.rho_of(tool))
+
+    def __getattr__(self, name: str) -> Any:  # read_tools, reach, next_step, threshold, symbols
+        return getattr(self.runtime, name)
+
+
+def options_of(v: Variant) -> BindingOptions:
+    """The binding rule's parts a variant keeps, for learning and serving alike."""
+    return BindingOptions(look_back=DEFAULT_OPTIONS.look_back if v.lookback else 1, align=v.align)
+
+
+def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
+    """The flow a variant serves from: the default learn, with result features, or without look-back."""
+    return learn(list(sessions), features=True if v.features else None, binding_options=options_of(v))
+
+
+def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho:
+    """The `FlowModel` of a variant over a flow learned by `learn_for`."""
+    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v))
+    return PooledRho(runtime) if v.pooled_rho else runtime
+
+
+class VariantFlows:
+    """Flows learned once per (sessions, features), models built per variant."""
+
+    def __init__(self) -> None:
+        self._flows: dict[tuple[bool, bool, tuple[str, ...]], Flow] = {}
+
+    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho:
+        key = (v.features, v.lookback, tuple(sorted(s.session_id for s in sessions)))
+        if key not in self._flows:
+            self._flows[key] = learn_for(sessions, v)
+        return model_for(self._flows[key], v)

@@ -1,0 +1,294 @@
+"""The flow IR: everything a speculator needs, learned by counting, in one versioned JSON file.
+
+A flow holds counts (the habit and the reach over abstract steps, the binding evidence, the
+tools' observed input contracts) and what is derived from them (α's posterior, the compiled
+binding table). Because every stored estimate is a sum over sessions, learning from more sessions
+adds their counts: `merge` adds two flows and derives again, so learning in two halves and
+merging gives the flow learned at once. Another source of sessions can enter as a power prior
+with a weight ("weigh these 1,184 sessions as 100": each counts 100/1184).
+
+Serialization is deterministic (sorted keys, one line, no timestamps), so two learns of the same
+sessions are byte-identical, and a flow can be reviewed as a diff.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
+from stretto_core.learn.bindings import add_session, compile_table
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingCounts, BindingOptions, BindingTable
+from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabulary
+from stretto_core.errors import InputError, StrettoError
+from stretto_core.learn.result_fields import FeatureMap
+from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
+from stretto_core.sessions.model import Session
+from stretto_core.learn.steps import session_symbols
+
+FLOW_FORMAT_VERSION = 1
+STRETTO_VERSION = "0.1.0"
+
+REQUIRED_SHARE = 0.9
+"""An argument passed in at least this share of a tool's calls is required (paper App. D)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FlowSource(_Model):
+    """One body of sessions counted into the flow, and the weight each of its sessions carries."""
+
+    role: Literal["data", "prior"] = "data"
+    sessions: int = 0
+    weight: float = 1.0
+    agents: list[str] = Field(default_factory=list)
+    harnesses: list[str] = Field(default_factory=list)
+    apps: list[str] = Field(default_factory=list)
+
+
+class Provenance(_Model):
+    stretto: str = STRETTO_VERSION
+    sources: list[FlowSource] = Field(default_factory=list)
+
+
+class ContractCounts(_Model):
+    """Per tool: calls, calls passing each argument, and the JSON types seen for each."""
+
+    calls: dict[str, float] = Field(default_factory=dict)
+    passed: dict[str, dict[str, float]] = Field(default_factory=dict)
+    types: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+
+    def add_call(self, tool: str, arguments: dict[str, Any], weight: float) -> None:
+        self.calls[tool] = self.calls.get(tool, 0.0) + weight
+        passed = self.passed.setdefault(tool, {})
+        types = self.types.setdefault(tool, {})
+        for name, value in arguments.items():
+            passed[name] = passed.get(name, 0.0) + weight
+            seen = set(types.get(name, []))
+            seen.add(json_type(value))
+            types[name] = sorted(seen)
+
+    def add(self, other: "ContractCounts", weight: float = 1.0) -> None:
+        for tool, n in other.calls.items():
+            self.calls[tool] = self.calls.get(tool, 0.0) + weight * n
+        for tool, args in other.passed.items():
+            mine = self.passed.setdefault(tool, {})
+            for name, n in args.items():
+                mine[name] = mine.get(name, 0.0) + weight * n
+        for tool, args in other.types.items():
+            mine_t = self.types.setdefault(tool, {})
+            for name, ts in args.items():
+                mine_t[name] = sorted(set(mine_t.get(name, [])) | set(ts))
+
+    def contract(self, tool: str) -> InputContract:
+        n = self.calls.get(tool, 0.0)
+        types = self.types.get(tool, {})
+        args = {a: "|".join(t for t in ts if t != "null") or "null" for a, ts in types.items()}
+        required = sorted(a for a, c in self.passed.get(tool, {}).items() if n and c >= REQUIRED_SHARE * n)
+        return InputContract(args=args, required=required)
+
+
+class Flow(_Model):
+    """The flow file. Counts are stored; `alpha` and `table` are derived from them by `derive()`."""
+
+    stretto_flow: Literal[1] = FLOW_FORMAT_VERSION
+    provenance: Provenance = Field(default_factory=Provenance)
+    manifest: ToolManifest = Field(default_factory=ToolManifest)
+    features: FeatureMap | None = None
+    vocab: list[str] = Field(default_factory=list)
+    counts: CountsModel
+    bindings: BindingCounts = Field(default_factory=BindingCounts)
+    contracts: ContractCounts = Field(default_factory=ContractCounts)
+    alpha: AlphaPosterior | None = None
+    table: BindingTable | None = None
+    pinned: dict[str, InputContract] = Field(default_factory=dict)
+    thresholds: dict[str, float] = Field(default_factory=dict)
+
+    def step_counts(self) -> Counts:
+        return Counts.from_model(self.counts)
+
+    def derive(self) -> "Flow":
+        """Recompute the derived parts (vocabulary, α, binding table, pinned contracts) from the counts."""
+        counts = self.step_counts()
+        self.vocab = vocabulary(counts, self.manifest.tools)
+        self.alpha = alpha_posterior(counts, len(self.vocab))
+        self.table = compile_table(self.bindings)
+        self.pinned = _pin_contracts(self.manifest, self.contracts)
+        return self
+
+    def served_manifest(self) -> ToolManifest:
+        """The manifest a served flow checks against: kinds, with each tool's contract pinned."""
+        tools = {name: spec.model_copy(update={"contract": self.pinned.get(name, spec.contract)})
+                 for name, spec in self.manifest.tools.items()}
+        return ToolManifest(app=self.manifest.app, tools=tools)
+
+    def derived(self) -> "Flow":
+        """This flow with its derived parts present (derived from the counts when missing)."""
+        if self.alpha is None or self.table is None:
+            self.derive()
+        return self
+
+    def backoff(self, alpha: float | None = None) -> BackoffModel:
+        """The habit and the reach at the flow's α (or the one given)."""
+        flow = self.derived()
+        assert flow.alpha is not None
+        return BackoffModel(self.step_counts(), flow.alpha.alpha if alpha is None else alpha,
+                            len(flow.vocab), flow.vocab)
+
+    def lookup_tools(self) -> list[str]:
+        """Reads the flow may look up: marked read, seen in training, and with a binding table."""
+        flow = self.derived()
+        assert flow.table is not None
+        seen = self.step_counts().actions()
+        return [t for t in self.served_manifest().reads() if t in seen and t in flow.table.lookups]
+
+    def to_json(self) -> str:
+        """One line, sorted keys: byte-identical for identical counts."""
+        return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False)
+
+
+def _pin_contracts(manifest: ToolManifest, contracts: ContractCounts) -> dict[str, InputContract]:
+    """Each tool's pinned contract: the declared one, else the one observed in the sessions."""
+    pinned: dict[str, InputContract] = {}
+    for tool in sorted(set(contracts.calls) | set(manifest.tools)):
+        spec = manifest.tools.get(tool)
+        if spec is not None and spec.contract is not None:
+            pinned[tool] = spec.contract
+        elif tool in contracts.calls:
+            pinned[tool] = contracts.contract(tool)
+    return pinned
+
+
+def manifest_of_sessions(sessions: Iterable[Session], override: ToolManifest | None = None) -> ToolManifest:
+    """The tool kinds learning uses: `override` when given, else the union of the sessions' own."""
+    if override is not None:
+        return override
+    merged: ToolManifest | None = None
+    for s in sessions:
+        if s.header.manifest is not None:
+            merged = s.header.manifest if merged is None else merged.merged(s.header.manifest)
+    if merged is None:
+        raise StrettoError("no tool manifest: the sessions carry none; pass --manifest FILE")
+    return merged
+
+
+def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weight: float = 1.0,
+                   features: FeatureMap | None = None, constants: bool = False,
+                   role: Literal["data", "prior"] = "data",
+                   binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
+    """Count sessions into a flow (underived). Weight multiplies every count (a power prior)."""
+    counts = Counts()
+    bindings = BindingCounts(constants=constants)
+    contracts = ContractCounts()
+    for s in sessions:
+        symbols, actions = session_symbols(s, features)
+        counts.add(symbols, actions, manifest.is_write, weight)
+        add_session(bindings, s, manifest, weight, constants, binding_options)
+        for call in s.agent_calls():
+            contracts.add_call(call.tool, call.arguments, weight)
+    source = FlowSource(role=role, sessions=len(sessions), weight=weight,
+                        agents=sorted({s.header.agent_model or "unknown" for s in sessions}),
+                        harnesses=sorted({s.header.harness for s in sessions}),
+                        apps=sorted({s.header.app or "unknown" for s in sessions}))
+    return Flow(provenance=Provenance(sources=[source]), manifest=manifest, features=features,
+                counts=counts.to_model(), bindings=bindings, contracts=contracts)
+
+
+def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
+          prior: Sequence[Session] = (), prior_weight: float | None = None,
+          features: FeatureMap | bool | None = None, constants: bool = False,
+          binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
+    """Learn a flow from sessions; `prior` sessions count as `prior_weight` sessions in all.
+
+    `features`: a FeatureMap to use, True to learn one from the sessions, None/False for none.
+    `binding_options`: parts of the binding rule switched off (the ablation's; serve the flow
+    with the same options).
+    """
+    if not sessions and not prior:
+        raise StrettoError("no sessions to learn from")
+    man = manifest_of_sessions(list(sessions) + list(prior), manifest)
+    from stretto_core.learn.features import learn_feature_map
+
+    fmap = learn_feature_map(list(sessions) + list(prior)) if features is True else (features or None)
+    flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
+    if prior:
+        weight = 1.0 if prior_weight is None else prior_weight / len(prior)
+        flow = _add(flow, count_sessions(prior, man, weight=1.0, features=fmap, constants=constants,
+                                         role="prior", binding_options=binding_options), weight)
+    return flow.derive()
+
+
+def _add(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
+    if (a.features or None) != (b.features or None):
+        raise StrettoError("cannot merge flows with different result features; learn both with the same map")
+    counts = Counts.from_model(a.counts).merged(Counts.from_model(b.counts), weight)
+    contracts = a.contracts.model_copy(deep=True)
+    contracts.add(b.contracts, weight)
+    sources = _merge_sources(list(a.provenance.sources) + [
+        s.model_copy(update={"weight": s.weight * weight}) for s in b.provenance.sources])
+    thresholds = {**b.thresholds, **a.thresholds}
+    return Flow(provenance=Provenance(sources=sources), manifest=a.manifest.merged(b.manifest),
+                features=a.features, counts=counts.to_model(), bindings=a.bindings.merged(b.bindings, weight),
+                contracts=contracts, thresholds=thresholds)
+
+
+def _merge_sources(sources: list[FlowSource]) -> list[FlowSource]:
+    """Sources of the same role and weight are one body of sessions: merging halves is learning at once."""
+    merged: dict[tuple[str, float], FlowSource] = {}
+    for s in sources:
+        key = (s.role, s.weight)
+        have = merged.get(key)
+        if have is None:
+            merged[key] = s.model_copy(deep=True)
+            continue
+        have.sessions += s.sessions
+        have.agents = sorted(set(have.agents) | set(s.agents))
+        have.harnesses = sorted(set(have.harnesses) | set(s.harnesses))
+        have.apps = sorted(set(have.apps) | set(s.apps))
+    return [merged[k] for k in sorted(merged)]
+
+
+def merge(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
+    """The flow of both bodies of sessions: counts added (b's times `weight`), then derived again."""
+    return _add(a, b, weight).derive()
+
+
+def save_flow(flow: Flow, path: str | Path) -> None:
+    """Write a flow file: one line of sorted JSON, byte-identical for identical counts."""
+    Path(path).write_text(flow.to_json() + "\n", encoding="utf-8")
+
+
+def load_flow(path: str | Path) -> Flow:
+    """Read a flow file; another version, or a malformed file, is a clear error naming the file."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(str(p), f"cannot read flow: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise InputError(str(p), f"not a JSON flow ({exc})") from exc
+    if not isinstance(data, dict) or "stretto_flow" not in data:
+        raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
+    if data["stretto_flow"] != FLOW_FORMAT_VERSION:
+        raise InputError(str(p), f"stretto_flow {data['stretto_flow']!r} is not version {FLOW_FORMAT_VERSION}; relearn it")
+    try:
+        flow = Flow.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(str(p), f"invalid flow at {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+    if flow.alpha is None or flow.table is None:
+        flow.derive()
+    return flow
+
+
+learn_flow = learn
+"""The public name of `learn` (the package `stretto_core.learn` holds the counting itself)."""
+
+merge_flows = merge
+"""The public name of `merge`."""

@@ -1,0 +1,366 @@
+"""Which candidates the user named, and which of them most clearly.
+
+A candidate value at a source path is named by the user when
+
+- they wrote the value itself (case-insensitive substring, ≥ 3 characters, as
+  `ToolState.mentioned`), or
+- they wrote, as whole words, a word of its record: a string of ≥ `MIN_RECORD_WORD`
+  characters with a letter held in the same element of the source's list (`$.items[*]` for
+  `$.items[*].product_id`: the item's name, its options) and not held by every element of that
+  list in that result (words all records share name none of them).
+
+When several open candidates are named, the binding takes the one named most clearly:
+
+    strength(x) = 1                          x itself was written
+                = max over its words w of 1 / df(w)
+    df(w)       = elements, over the results of the source's pool, whose words include w
+
+so a word one record holds ("laptop") outranks one many hold ("black"). Ties go to the latest
+user message, then to the earliest place in it (users list what they want in the order they
+want it), then to the newest result and document order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.values import normalize
+
+MIN_RECORD_WORD = 4
+"""Record words shorter than this are not checked against the user's words."""
+
+LIST_MARK = "[*]"
+
+
+@dataclass(frozen=True)
+class Naming:
+    """How clearly the user named one candidate (bigger is clearer)."""
+
+    strength: float
+    message: int
+    position: int
+
+    def rank(self) -> tuple[float, int, int]:
+        return (self.strength, self.message, -self.position)
+
+
+@lru_cache(maxsize=65536)
+def list_prefix(path: str) -> str | None:
+    """The path of the list a value's record belongs to (`$.flights[*]`), or None."""
+    cut = path.rfind(LIST_MARK)
+    return None if cut < 0 else path[:cut + len(LIST_MARK)]
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The candidates at one path of one result, as picks compare them."""
+
+    keys: list[str]
+    """Normalized, as `entry.index.by_path[path]` ("" for none)."""
+    first: dict[str, int]
+    """Key -> the first index holding it."""
+    keyed: Sequence[int]
+    """The indexes with a key (every candidate a pick may take), ascending."""
+
+
+def candidates(entry: ResultEntry, path: str) -> Candidates | None:
+    """The candidates at `path` in `entry` (cached on the entry), or None when it holds none."""
+    by_path = entry.cache.get("c")
+    if by_path is None:
+        by_path = entry.cache["c"] = {}
+    elif path in by_path:
+        return by_path[path]
+    values = entry.index.by_path.get(path)
+    got = None
+    if values:
+        keys = entry.index.keys.get(path)
+        if keys is None or len(keys) != len(values):  # an index not made by `index_result`
+            keys = [normalize(v) or "" for v in values]
+        first: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, i)
+        keyed = range(len(keys)) if "" not in first else [i for i, k in enumerate(keys) if k]
+        got = Candidates(keys, first, keyed)
+    by_path[path] = got
+    return got
+
+
+def keys_at(entry: ResultEntry, path: str) -> list[str]:
+    """The normalized candidates at `path` (as `entry.index.by_path[path]`, "" for none)."""
+    got = candidates(entry, path)
+    return got.keys if got is not None else []
+
+
+def addresses(entry: ResultEntry, path: str) -> dict[str, list[tuple[int, ...]]]:
+    """Normalized value -> its addresses at `path`, in document order."""
+    got = entry.cache.get(("a", path))
+    if got is None:
+        got = {}
+        for address, value in entry.index.records.get(path, ()):
+            got.setdefault(normalize(value) or "", []).append(address)
+        entry.cache[("a", path)] = got
+    return got
+
+
+def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[str]]:
+    """Element address -> the distinguishing words of that element of the list at `prefix`."""
+    got = entry.cache.get(("w", prefix))
+    if got is not None:
+        return got
+    depth = prefix.count(LIST_MARK)
+    words: dict[tuple[int, ...], set[str]] = {}
+    for path, pairs in entry.index.records.items():
+        if not path.startswith(prefix) or path.endswith("*~"):
+            continue
+        for address, value in pairs:
+            if isinstance(value, str) and len(value) >= MIN_RECORD_WORD and any(c.isalpha() for c in value):
+                words.setdefault(address[:depth], set()).add(normalize(value) or "")
+    shared = set.intersection(*words.values()) if len(words) > 1 else set()
+    got = {addr: sorted(ws - shared) for addr, ws in words.items()}
+    entry.cache[("w", prefix)] = got
+    return got
+
+
+def _find_word(text: str, word: str) -> int:
+    """The first place `word` occurs in `text` as a whole word (not inside a longer one), or -1."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return start
+        start = text.find(word, start + 1)
+    return -1
+
+
+def _latest(state: ToolState, word: str, whole: bool) -> tuple[int, int] | None:
+    """(message, position) of the latest user message holding `word`, or None."""
+    if word not in state.user_text():
+        return None
+    for m in range(len(state.user_words) - 1, -1, -1):
+        text = state.user_words[m]
+        pos = _find_word(text, word) if whole else text.find(word)
+        if pos >= 0:
+            return m, pos
+    return None
+
+
+def written(state: ToolState, entry: ResultEntry) -> set[str]:
+    """The entry's values (normalized) that some user message holds (do not modify).
+
+    Only these can be named, as a value (of 3 characters or more) or as a record word.
+    """
+    return _said(state, entry)[1]
+
+
+def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
+    """(messages read, `written`), brought up to date with the messages since (cached on the
+    entry: messages are only ever appended)."""
+    count = len(state.user_words)
+    got = entry.cache.get("said")
+    if got is not None and got[0] == count:
+        return got
+    seen, found = (0, set()) if got is None else got
+    keys = entry.index.first_path
+    messages = state.user_words[seen:count]
+    joined = messages[0] if len(messages) == 1 else "\n".join(messages)
+    # One scan of the new text per value, then each message for the few found (a value may
+    # span two messages in `joined`, never in one).
+    maybe = [k for k in keys if k in joined]
+    for message in messages if maybe else ():
+        found.update([k for k in maybe if k in message])
+    got = entry.cache["said"] = (count, found)
+    return got
+
+
+def _word_elements(entry: ResultEntry, prefix: str) -> dict[str, list[tuple[int, ...]]]:
+    """Record word of the list at `prefix` -> the elements whose words it is (cached on the entry)."""
+    got = entry.cache.get(("we", prefix))
+    if got is None:
+        got = entry.cache[("we", prefix)] = {}
+        for element, words in record_words(entry, prefix).items():
+            for word in words:
+                got.setdefault(word, []).append(element)
+    return got
+
+
+def _any_under(entry: ResultEntry, keys: set[str], prefix: str) -> bool:
+    """Some of `keys` is a value of the entry under the list at `prefix` (so may be a record word)."""
+    paths = entry.index.paths
+    for key in keys:
+        for path in paths.get(key, ()):
+            if path.startswith(prefix):
+                return True
+    return False
+
+
+def element_hits(state: ToolState, entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], dict[str, tuple[int, int]]]:
+    """Element address -> its record words the user wrote, each with where (message, position)."""
+    tag = ("h", prefix)
+    version = state.user_version
+    cached = entry.cache.get(tag)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    hits: dict[tuple[int, ...], dict[str, tuple[int, int]]] = {}
+    said = written(state, entry) if version else ()
+    index = _word_elements(entry, prefix) if said and _any_under(entry, said, prefix) else {}
+    for word in said:  # a word the user wrote as a whole word, they wrote
+        if word in index:
+            where = _latest(state, word, whole=True)
+            if where is not None:
+                for element in index[word]:
+                    hits.setdefault(element, {})[word] = where
+    entry.cache[tag] = (version, hits)
+    return hits
+
+
+def namings(state: ToolState, entry: ResultEntry, path: str) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
+    """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote."""
+    tag = ("n", path)
+    version = state.user_version
+    cached = entry.cache.get(tag)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    keys = keys_at(entry, path)
+    out: list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
+    prefix = list_prefix(path)
+    hits = element_hits(state, entry, prefix) if prefix is not None and state.user_version else {}
+    where = addresses(entry, path) if hits else {}
+    depth = prefix.count(LIST_MARK) if prefix else 0
+    said = written(state, entry) if state.user_version else ()
+    for key in keys:
+        direct = _latest(state, key, whole=False) if key in said and len(key) >= 3 else None
+        words: dict[str, tuple[int, int]] = {}
+        for address in where.get(key, ()):
+            words.update(hits.get(address[:depth], {}))
+        out.append((direct, words))
+    entry.cache[tag] = (version, out)
+    return out
+
+
+@dataclass(slots=True)
+class Named:
+    """Which candidates at one path of one result the user named (some are)."""
+
+    flags: list[bool]
+    """Per candidate: named (the value itself or a word of its record)."""
+    named: list[int]
+    """The indexes flagged, ascending."""
+    keys: frozenset[str]
+    """Their keys."""
+
+
+def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
+    """`mention_flags` with the named indexes and keys, or None when the user named none.
+
+    Cached on the entry per `user_version`, and the same object while the named keys stay the same.
+    """
+    views = entry.cache.get("views")
+    if views is None:
+        views = entry.cache["views"] = {}
+    got = views.get(path)
+    if got is not None and got[0] == state.user_version:
+        return got[2]
+    cands = candidates(entry, path) if state.user_version else None
+    keys = _named_keys(state, entry, path, cands) if cands is not None else frozenset()
+    if got is not None and got[1] == keys:
+        view = got[2]
+    elif keys:
+        flags = [k in keys for k in cands.keys]
+        named = [i for i, flag in enumerate(flags) if flag]
+        view = Named(flags, named, frozenset(cands.keys[i] for i in named)) if named else None
+    else:
+        view = None
+    views[path] = (state.user_version, keys, view)
+    return view
+
+
+def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidates) -> frozenset[str]:
+    """The values at `path` the user named (as `namings`: a value they wrote, of 3 characters or
+    more, or one whose record holds a word they wrote). A record's value may equal a candidate
+    without being it (1 and True): `named_view` flags the candidates themselves."""
+    said = written(state, entry)
+    first = cands.first
+    keys = {k for k in said if k in first and len(k) >= 3}
+    prefix = list_prefix(path)
+    if prefix is not None:
+        hits = element_hits(state, entry, prefix)
+        if hits:
+            by_element = _keys_by_element(entry, path, prefix)
+            for element in hits:
+                keys.update(by_element.get(element, ()))
+    return frozenset(keys)
+
+
+def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], list[str]]:
+    """Element of the list at `prefix` -> the candidates at `path` in it (cached on the entry)."""
+    tag = ("ke", path)
+    got = entry.cache.get(tag)
+    if got is None:
+        got = {}
+        depth = prefix.count(LIST_MARK)
+        for key, places in addresses(entry, path).items():
+            for address in places:
+                got.setdefault(address[:depth], []).append(key)
+        entry.cache[tag] = got
+    return got
+
+
+def mention_flags(state: ToolState, entry: ResultEntry, path: str) -> list[bool]:
+    """For each candidate at `path`, whether the user named it (the value or a record word)."""
+    view = named_view(state, entry, path)
+    return [False] * len(keys_at(entry, path)) if view is None else list(view.flags)
+
+
+def clearest(state: ToolState, pool: list[ResultEntry], path: str,
+             open_: list[tuple[ResultEntry, list[int]]]) -> tuple[ResultEntry, int] | None:
+    """Among open candidates (per result of the pool), the one the user named most clearly."""
+    if not state.user_version:
+        return None
+    named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
+    for entry, indexes in open_:
+        view = named_view(state, entry, path)
+        if view is None:
+            continue
+        found = namings(state, entry, path)
+        flags = view.flags
+        for i in (view.named if len(indexes) == len(flags) else indexes):  # every candidate open, or some
+            if flags[i]:
+                direct, words = found[i]
+                named.append((entry, i, direct, words))
+    if not named:
+        return None
+    if len(named) == 1:
+        return named[0][0], named[0][1]
+    df = _document_frequency(state, pool, path)
+    best: tuple[ResultEntry, int] | None = None
+    best_rank: tuple[float, int, int] | None = None
+    for entry, i, direct, words in named:
+        # Naming(strength, message, position).rank(), without the objects
+        ranks = [(1.0, direct[0], -direct[1])] if direct is not None else []
+        ranks += [(1.0 / max(1, df.get(w, 1)), m, -p) for w, (m, p) in words.items()]
+        rank = max(ranks)
+        if best_rank is None or rank > best_rank:
+            best, best_rank = (entry, i), rank
+    return best
+
+
+def _document_frequency(state: ToolState, pool: list[ResultEntry], path: str) -> dict[str, int]:
+    """Record word -> elements of the pool's lists at the path's prefix whose hits include it
+    (cached on the pool's newest result per `user_version`)."""
+    prefix = list_prefix(path)
+    if prefix is None:
+        return {}
+    tag = ("df", prefix, len(pool), pool[-1].position)
+    cached = pool[0].cache.get(tag)
+    if cached is not None and cached[0] == state.user_version:
+        return cached[1]
+    df: dict[str, int] = {}
+    pool[0].cache[tag] = (state.user_version, df)
+    for entry in pool:
+        for words in element_hits(state, entry, prefix).values():
+            for w in words:
+                df[w] = df.get(w, 0) + 1
+    return df

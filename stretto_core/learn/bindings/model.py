@@ -1,0 +1,321 @@
+"""What bindings store: additive counts (learned) and the table compiled from them (served).
+
+Learning is counting. `BindingCounts` holds only sums over sessions, each session's share
+multiplied by its weight, so
+
+    counts(A ∪ B) = counts(A) + counts(B)      (merged, term by term)
+
+and every derived quantity (which arguments are required, the order sources are tried in, ρ)
+is a function of the merged counts alone, computed by `compile()` into a `BindingTable`.
+
+Exactness of the merge: each count is a float sum. With integer weights (the default 1.0) every
+sum is an integer below 2^53 and float addition is exact, so learning from two halves and
+merging equals learning at once bit for bit. With fractional weights the two can differ in the
+last bit, as any float sum taken in another order can.
+
+The few non-count fields merge by rules that are associative and commutative as well: a
+constant's single value (kept while every call passed the same value, else `varied`), and the
+flags `user_wrote` and `constants` (logical or).
+
+Serialization is deterministic: `to_json()` writes sorted keys on one line, so two learns of the
+same sessions are byte-identical. Every map here has string keys: a source is written
+`"<tool> <path>"` (e.g. `get_user_details $.orders[*]`), the same text a `Binding` reports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from stretto_core.sessions.state import LOOK_BACK
+
+BINDINGS_FORMAT_VERSION = 1
+"""Readers refuse any other version of the counts or the table."""
+
+START_SITE = "start"
+"""The site of a call made before any tool result."""
+
+FAILED_SUFFIX = " (failed)"
+"""Appended to a tool's name to name the site after a failed result of it."""
+
+PLAIN = "plain"
+"""A pick of a value the user neither named nor described."""
+MENTIONED = "mentioned"
+"""A pick the user named: the value, or a word of its record (`bindings_pick`), is in their words."""
+NAMED_OTHER = "named_other"
+"""The user named another record of the source's list, not the pick."""
+DESCRIBED_READ = "described_read"
+"""The record the user described was already read: another value of the list was looked up and
+that result held a value the user gave (written, or typed by the agent before any result held it)
+that the listing itself does not hold."""
+CLASSES: tuple[str, ...] = (PLAIN, MENTIONED, NAMED_OTHER, DESCRIBED_READ)
+"""Mention classes, each with its own ρ. A list pick is always `plain`."""
+
+FREE = "free"
+"""Evidence for picks made on their own: the first value the tool was not yet passed."""
+ALIGNED = "aligned"
+"""Evidence for picks aligned to the record of the call's other arguments."""
+
+
+def site_name(tool: str, failed: bool = False) -> str:
+    """The site after a result of `tool`: its name, with `FAILED_SUFFIX` when it failed."""
+    return tool + FAILED_SUFFIX if failed else tool
+
+
+def source_key(tool: str, path: str) -> str:
+    """A source as one string: `<tool> <path>`."""
+    return f"{tool} {path}"
+
+
+def split_source(key: str) -> tuple[str, str]:
+    """The (tool, path) of a source key; paths start with `$`, tool names hold no ` $`."""
+    tool, _, path = key.partition(" $")
+    return tool, "$" + path
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _add_map(mine: dict[str, float], theirs: dict[str, float], w: float) -> None:
+    for k, v in theirs.items():
+        mine[k] = mine.get(k, 0.0) + w * v
+
+
+def _add_nested(mine: dict[str, dict[str, float]], theirs: dict[str, dict[str, float]], w: float) -> None:
+    for k, sub in theirs.items():
+        target = mine.get(k)
+        if target is None:
+            target = mine[k] = {}
+        _add_map(target, sub, w)
+
+
+def _add_evidence(mine: dict[str, dict[str, list[float]]], theirs: dict[str, dict[str, list[float]]],
+                  w: float) -> None:
+    for cls, per_source in theirs.items():
+        target = mine.get(cls)
+        if target is None:
+            target = mine[cls] = {}
+        for src, (has, eq) in per_source.items():
+            cur = target.get(src)
+            if cur is None:  # a fresh cell, [0.0, 0.0], plus these
+                target[src] = [0.0 + w * has, 0.0 + w * eq]
+            else:
+                cur[0] += w * has
+                cur[1] += w * eq
+
+
+class ArgCounts(_Model):
+    """Counts for one argument of one read tool, over the agent's calls of that tool."""
+
+    calls: float = 0.0
+    """Calls that passed this argument (a value other than null)."""
+    list_calls: float = 0.0
+    """Of those, calls that passed a list."""
+    values: float = 0.0
+    """String and number values looked for in earlier results."""
+    found: dict[str, float] = Field(default_factory=dict)
+    """Source -> values traced to it: the newest result holding the value, its first path."""
+    site_found: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Site -> source -> values traced to it at that site."""
+    lists: float = 0.0
+    """List values looked for."""
+    list_found: dict[str, float] = Field(default_factory=dict)
+    """Source -> lists whose every element sat at that path of one earlier result."""
+    list_site_found: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Site -> source -> lists traced to it at that site."""
+    evaluated: dict[str, float] = Field(default_factory=dict)
+    """Rule (`free`, `aligned`) -> calls at which every candidate source's pick was evaluated."""
+    evidence: dict[str, dict[str, dict[str, list[float]]]] = Field(default_factory=dict)
+    """Rule -> class -> source -> [n_has, n_eq]: the source had a pick of that class, and the
+    pick equalled the agent's value."""
+    list_evaluated: float = 0.0
+    """Calls at which every candidate source's list pick was evaluated."""
+    list_evidence: dict[str, list[float]] = Field(default_factory=dict)
+    """Source -> [n_has, n_eq] for list picks (equal as sets)."""
+    constant: str | None = None
+    """The canonical JSON of the one value every call passed, while there is one."""
+    varied: bool = False
+    """Calls passed more than one value."""
+    found_in_result: float = 0.0
+    """Calls whose value (any element of it) an earlier result held."""
+    user_wrote: bool = False
+    """A value was a string with a digit or an `@` that the user wrote."""
+
+    def add(self, other: "ArgCounts", w: float) -> None:
+        self.calls += w * other.calls
+        self.list_calls += w * other.list_calls
+        self.values += w * other.values
+        _add_map(self.found, other.found, w)
+        _add_nested(self.site_found, other.site_found, w)
+        self.lists += w * other.lists
+        _add_map(self.list_found, other.list_found, w)
+        _add_nested(self.list_site_found, other.list_site_found, w)
+        _add_map(self.evaluated, other.evaluated, w)
+        for rule, per_class in other.evidence.items():
+            _add_evidence(self.evidence.setdefault(rule, {}), per_class, w)
+        self.list_evaluated += w * other.list_evaluated
+        _add_evidence({"": self.list_evidence}, {"": other.list_evidence}, w)
+        self.found_in_result += w * other.found_in_result
+        self.user_wrote = self.user_wrote or other.user_wrote
+        self.see_constant(other.constant, other.varied)
+
+    def see_constant(self, canonical: str | None, varied: bool = False) -> None:
+        """Fold one more observed value (or another count's summary) into the constant."""
+        if self.varied:
+            return
+        if varied or (canonical is not None and self.constant is not None and canonical != self.constant):
+            self.varied, self.constant = True, None
+        elif canonical is not None and self.constant is None:  # (else it is this value already)
+            self.constant = canonical
+
+
+class LookupCounts(_Model):
+    """Counts for one read tool: its calls, those with no argument, and each argument's."""
+
+    calls: float = 0.0
+    bare_calls: float = 0.0
+    args: dict[str, ArgCounts] = Field(default_factory=dict)
+
+    def arg(self, name: str) -> ArgCounts:
+        found = self.args.get(name)
+        if found is None:
+            found = self.args[name] = ArgCounts()
+        return found
+
+    def add(self, other: "LookupCounts", w: float) -> None:
+        self.calls += w * other.calls
+        self.bare_calls += w * other.bare_calls
+        for name, counts in other.args.items():
+            self.arg(name).add(counts, w)
+
+
+@dataclass(frozen=True)
+class BindingOptions:
+    """Which parts of the binding rule are on, for learning and serving alike (the ablation's switches).
+
+    `look_back`: how many of a source tool's newest results a source draws on (8; 1 is the paper's
+    newest-result rule), in learning and serving. `align`: when serving, non-lead arguments take
+    their value from the lead argument's record where they can.
+    """
+
+    look_back: int = LOOK_BACK
+    align: bool = True
+
+
+DEFAULT_OPTIONS = BindingOptions()
+
+
+class BindingCounts(_Model):
+    """Everything bindings learn from sessions: additive counts per read tool."""
+
+    stretto_binding_counts: Literal[1] = BINDINGS_FORMAT_VERSION
+    constants: bool = False
+    """Learn constants at compile (opt-in, paper App. D). The evidence is counted either way."""
+    sessions: float = 0.0
+    lookups: dict[str, LookupCounts] = Field(default_factory=dict)
+
+    def lookup(self, tool: str) -> LookupCounts:
+        found = self.lookups.get(tool)
+        if found is None:
+            found = self.lookups[tool] = LookupCounts()
+        return found
+
+    def add(self, other: "BindingCounts", weight: float = 1.0) -> None:
+        """Add `weight` times `other`, in place."""
+        if weight == 0:
+            return
+        self.sessions += weight * other.sessions
+        self.constants = self.constants or other.constants
+        for tool, counts in other.lookups.items():
+            self.lookup(tool).add(counts, weight)
+
+    def merged(self, other: "BindingCounts", weight: float = 1.0) -> "BindingCounts":
+        """These counts plus `weight` times `other` (a power prior when weight < 1); a new object."""
+        out = self.model_copy(deep=True)
+        out.add(other, weight)
+        return out
+
+    def to_json(self) -> str:
+        return _dumps(self.model_dump())
+
+    @classmethod
+    def from_json(cls, text: str) -> "BindingCounts":
+        return cls.model_validate_json(text)
+
+
+class ArgTable(_Model):
+    """How one argument of a lookup is bound, and how often such a pick was the agent's own."""
+
+    mode: Literal["value", "list", "constant"] = "value"
+    constant: Any = None
+    """The value passed, for a constant."""
+    sources: list[str] = Field(default_factory=list)
+    """Usable sources in the lookup's own order (most values first)."""
+    site_orders: dict[str, list[str]] = Field(default_factory=dict)
+    """Site -> its own order, for sites with enough traced values."""
+    found: dict[str, float] = Field(default_factory=dict)
+    """Source -> values (or lists) traced to it, for every source seen (for `describe`)."""
+    values: float = 0.0
+    """Values (or lists) looked for."""
+    rho: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Order (`*` or a site with its own order) -> class -> ρ, picks made on their own."""
+    rho_aligned: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """The same for picks aligned to the lead argument's record (non-lead arguments)."""
+    support: dict[str, list[float]] = Field(default_factory=dict)
+    """Class -> [k, n] behind `rho['*']`: effective agreements and picks (for `describe`)."""
+    support_aligned: dict[str, list[float]] = Field(default_factory=dict)
+    """The same behind `rho_aligned['*']`."""
+    pooled: float = 1.0
+    """ρ̄ of the lookup's own order, pooled over classes: (K + 1) / (N + 2)."""
+    pooled_aligned: float = 1.0
+    """The same for aligned picks."""
+
+
+class LookupTable(_Model):
+    """One read tool as a lookup: bare, bound (with its arguments), or not bindable, and why."""
+
+    kind: Literal["bound", "bare", "unbound"]
+    calls: float = 0.0
+    bare_calls: float = 0.0
+    required: list[str] = Field(default_factory=list)
+    lead: str | None = None
+    """The argument picked first, on its own; the others align to its record where they can."""
+    args: dict[str, ArgTable] = Field(default_factory=dict)
+    bare_rho: float | None = None
+    reason: str = ""
+
+
+class BindingTable(_Model):
+    """The compiled bindings: per read tool, where each argument comes from and its ρ."""
+
+    stretto_bindings: Literal[1] = BINDINGS_FORMAT_VERSION
+    lookups: dict[str, LookupTable] = Field(default_factory=dict)
+    _plans: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def to_json(self) -> str:
+        return _dumps(self.model_dump())
+
+    @classmethod
+    def from_json(cls, text: str) -> "BindingTable":
+        return cls.model_validate_json(text)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A lookup's bound arguments, the chance ρ they are the agent's own, and where they came from."""
+
+    arguments: dict[str, Any]
+    rho: float
+    sources: list[str] = field(default_factory=list)
+    """One `<tool> <path>` per bound argument (constants say `constant`), in argument order."""
+    mention: str = PLAIN
+    """The mention class of the lead argument's pick."""
+    tool: str = ""
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,186 @@
+"""The in-process engine the adapters, the proxy and the replay call.
+
+It keeps one session's tool state and abstract history, and after each tool result says which
+lookups to make; given their results, it says what text to append to the agent's result. The
+decision itself is pure: the engine never calls a tool; the caller makes each lookup (through
+the SDK, the MCP server, the environment, or the record) and hands the result back.
+
+Typical use, after the agent's call `call_id` returned:
+
+    session.observe(tool_result_event)
+    lookups = session.run_lookups(call_id, call_tool)   # call_tool(tool, args) -> (text, error)
+    text = appendix(lookups)                             # append to the agent's result
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import Event, LLMTurn, Lookup, ToolResult, UserMessage, parse_json_content
+from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
+                                     Decision, FlowModel, Guard, decide)
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
+from stretto_core.sessions.state import ToolState
+
+APPENDIX_HEADER = "--- Also looked up automatically (current results; no need to repeat these calls) ---"
+
+CallTool = Callable[[str, dict[str, Any]], tuple[str, bool]]
+
+
+def site_of(tool: str, error: bool) -> str:
+    """The decision point after a tool result: the tool, marked when it failed."""
+    return site_name(tool, error)
+
+
+@dataclass
+class EngineConfig:
+    """How a flow is served: threshold, policy, budgets and guards."""
+
+    theta: float = DEFAULT_THETA
+    policy: str = "use"
+    per_call: int = MAX_LOOKUPS_PER_CALL
+    per_session: int = MAX_LOOKUPS_PER_SESSION
+    live_manifest: ToolManifest | None = None
+    allow: frozenset[str] | None = None
+    shadow: bool = False
+
+
+class Engine:
+    """A served flow; `session()` starts the state of one agent session."""
+
+    def __init__(self, model: FlowModel, config: EngineConfig | None = None) -> None:
+        self.model = model
+        self.config = config or EngineConfig()
+        self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
+
+    def session(self, live_manifest: ToolManifest | None = None) -> "EngineSession":
+        """A new session's state; `live_manifest` is the tools this session's server lists, when
+        known per session (it narrows the engine's guard: a tool it does not mark read is never
+        looked up, nor one whose contract changed)."""
+        guard = self.guard
+        if live_manifest is not None:
+            live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
+            guard = Guard(self.model.manifest, live, self.config.allow)
+        return EngineSession(self, guard)
+
+
+@dataclass
+class EngineSession:
+    """One agent session as the engine sees it: tool state, abstract history, budgets."""
+
+    engine: Engine
+    guard: Guard
+    state: ToolState = field(init=False)
+    history: list[str] = field(default_factory=list)
+    site: str = START_SITE
+    lookups_this_call: int = 0
+    lookups_total: int = 0
+    _counter: int = 0
+    _pending_reply: bool = False
+    user_call_ids: set[str] = field(default_factory=set)
+    decide_seconds: list[float] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        look_back = getattr(self.engine.model, "look_back", DEFAULT_OPTIONS.look_back)
+        self.state = ToolState(self.engine.model.manifest, look_back=look_back)
+
+    # -- what happened -----------------------------------------------------------------
+    def observe(self, event: Event) -> None:
+        """Take in one event of the session, in order."""
+        model = self.engine.model
+        if isinstance(event, UserMessage):
+            self.state.observe_user(event.text)
+            for call in event.calls:
+                self.user_call_ids.add(call.call_id)
+                self.state.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
+            self._close_reply(answered=True)
+        elif isinstance(event, LLMTurn):
+            self._close_reply(answered=False)
+            if not event.calls:
+                self._pending_reply = True
+            for call in event.calls:
+                self.state.observe_call(call.call_id, call.tool, call.arguments, by_agent=True)
+        elif isinstance(event, ToolResult):
+            by_agent = event.call_id not in self.user_call_ids
+            self.state.observe_result(event.call_id, event.tool, event.content, event.parsed,
+                                      event.error, by_agent=by_agent)
+            if by_agent:
+                self.history.append(model.step_symbol(event.tool, event.error, event.content, event.parsed))
+                self.site = site_of(event.tool, event.error)
+                self.lookups_this_call = 0
+        elif isinstance(event, Lookup):
+            self._absorb_lookup(event.tool, event.arguments, event.content, event.parsed, event.error,
+                                event.call_id)
+
+    def _close_reply(self, answered: bool) -> None:
+        """A reply is a step once we know whether the user answered it (steps.py's rule)."""
+        if self._pending_reply:
+            self.history.append(self.engine.model.reply_symbol(answered=answered))
+            self._pending_reply = False
+
+    # -- what to do ----------------------------------------------------------------------
+    def decide(self) -> Decision | None:
+        """The next lookup to make after the latest tool result, or None (budgets included)."""
+        cfg = self.engine.config
+        if self.lookups_this_call >= cfg.per_call or self.lookups_total >= cfg.per_session:
+            return None
+        started = time.perf_counter()
+        decision = decide(self.engine.model, self.guard, self.state, self.history, self.site,
+                          cfg.theta, cfg.policy)
+        self.decide_seconds.append(time.perf_counter() - started)
+        if decision is not None and not self.guard.permits(decision.tool):
+            return None  # defence in depth: the speculator filters by the guard already
+        return decision
+
+    def add_lookup(self, decision: Decision, content: str, error: bool,
+                   after_call_id: str | None = None) -> Lookup:
+        """Record a lookup's result: it joins the tool state and the history, as the agent's would."""
+        self._counter += 1
+        call_id = f"stretto-{self._counter}"
+        parsed = parse_json_content(content)
+        self._absorb_lookup(decision.tool, decision.arguments, content, parsed, error, call_id)
+        self.lookups_this_call += 1
+        self.lookups_total += 1
+        return Lookup(call_id=call_id, tool=decision.tool, arguments=decision.arguments, content=content,
+                      parsed=parsed, error=error, after_call_id=after_call_id, site=decision.site,
+                      score=round(decision.score, 6), reach=round(decision.reach, 6),
+                      binding=round(decision.binding, 6), policy=decision.policy)
+
+    def _absorb_lookup(self, tool: str, arguments: dict[str, Any], content: str, parsed: Any,
+                       error: bool, call_id: str) -> None:
+        self.state.observe_call(call_id, tool, arguments, by_agent=True)
+        self.state.observe_result(call_id, tool, content, parsed, error, by_agent=True, arguments=arguments)
+        self.history.append(self.engine.model.step_symbol(tool, error, content, parsed))
+        self.site = site_of(tool, error)  # the agent would have made this read itself
+
+    def run_lookups(self, after_call_id: str | None, call_tool: CallTool) -> list[Lookup]:
+        """Decide, make and absorb lookups one at a time (Algorithm 1) until the flow hands back."""
+        made: list[Lookup] = []
+        if self.engine.config.shadow:
+            return made
+        while True:
+            decision = self.decide()
+            if decision is None:
+                return made
+            try:
+                content, error = call_tool(decision.tool, decision.arguments)
+            except Exception as exc:  # a lookup that fails never breaks the agent's own call
+                content, error = f"Error: {exc}", True
+            made.append(self.add_lookup(decision, content, error, after_call_id))
+
+
+def appendix(lookups: Sequence[Lookup]) -> str:
+    """The text appended to the agent's result: each lookup's call and its result."""
+    if not lookups:
+        return ""
+    import json
+
+    parts = ["", APPENDIX_HEADER]
+    for lk in lookups:
+        args = json.dumps(lk.arguments, sort_keys=True, ensure_ascii=False)
+        mark = " (error)" if lk.error else ""
+        parts.append(f"\n{lk.tool} {args}{mark}:\n{lk.content}")
+    return "\n".join(parts)

@@ -1,0 +1,222 @@
+"""What every adapter and the proxy share: a served flow, the authority on reads, the recorder.
+
+An adapter translates its SDK's hook into three calls: `user(...)` and `llm_turn(...)` when the
+SDK shows them, and `await after_tool(...)` after each of the agent's tool calls, which records
+the result, makes the flow's lookups with the agent's own tool function, records them, and
+returns the text to append inside that same result. Everything else (budgets, time limits, the
+guard, the fence, noticing that the agent repeated a lookup) lives here, once.
+
+Safety: a lookup is made only of a tool that the flow marks read *and* an independent authority
+marks read: `reads=[...]` declared in code, a manifest file the operator passes, or the SDK's
+own annotations (`tools=` per session). The flow file alone is never enough; with no authority
+stretto records but makes no lookup, and says so once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
+from stretto_core.flow.ir import Flow, load_flow
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.manifest import ToolManifest, load_manifest
+from stretto_core.paths import stretto_home
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
+from stretto_core.serve.results import fenced_appendix, is_error_result, new_fence, result_text
+from stretto_core.sessions.model import Lookup, LLMTurn, SessionHeader, ToolCall, ToolResult, Usage, UserMessage, parse_json_content
+from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
+
+log = logging.getLogger("stretto")
+
+NO_AUTHORITY = ("stretto: no tool is known to be a read (declare reads=[...], pass a manifest, or "
+                "serve tools whose annotations mark them read-only), so no lookup is made; sessions "
+                "are still recorded")
+
+
+def default_store() -> Path:
+    """Where sessions go when the user names no folder: `.stretto/sessions`."""
+    return stretto_home() / "sessions"
+
+
+class Stretto:
+    """A flow served to every live session of one app, with its guard and its session store.
+
+    `flow`: a `Flow` or the path of a flow file; None records sessions without serving.
+    `reads` / `writes` / `manifest`: the authority on tool kinds (see the module docstring).
+    `store`: a folder for sessions (default `.stretto/sessions`), or False to record nothing.
+    """
+
+    def __init__(self, flow: Flow | str | Path | None = None, *, reads: Iterable[str] = (),
+                 writes: Iterable[str] = (), manifest: ToolManifest | str | Path | None = None,
+                 store: str | Path | bool | None = None, harness: str = "custom",
+                 agent_model: str | None = None, app: str | None = None, theta: float = DEFAULT_THETA,
+                 policy: str = "use", per_call: int = MAX_LOOKUPS_PER_CALL,
+                 per_session: int = MAX_LOOKUPS_PER_SESSION, lookup_timeout: float = Limits.lookup_timeout,
+                 call_budget: float = Limits.call_budget, allow: Iterable[str] | None = None,
+                 deny: Iterable[str] = (), shadow: bool = False) -> None:
+        self.flow = load_flow(flow) if isinstance(flow, (str, Path)) else flow
+        declared = ToolManifest.declare(app, reads=reads, writes=writes)
+        given = load_manifest(manifest) if isinstance(manifest, (str, Path)) else manifest
+        self.authority = declared if given is None else given.merged(declared)
+        self.deny = frozenset(deny)
+        self.limits = Limits(lookup_timeout, call_budget)
+        self.harness = harness
+        self.agent_model = agent_model
+        self.app = app
+        if store is False:
+            self.store: Path | None = None
+        else:
+            self.store = default_store() if store in (None, True) else Path(store)  # type: ignore[arg-type]
+        self.engine: Engine | None = None
+        if self.flow is not None:
+            allowed = None if allow is None else frozenset(allow) - self.deny
+            config = EngineConfig(theta=theta, policy=policy, per_call=per_call, per_session=per_session,
+                                  allow=allowed, shadow=shadow)
+            self.engine = Engine(FlowRuntime(self.flow), config)
+        self._warned = False
+
+    def session(self, session_id: str | None = None, *, tools: ToolManifest | None = None,
+                agent_model: str | None = None, task_id: str | None = None,
+                labels: dict[str, str] | None = None) -> "LiveSession":
+        """A new live session; `tools` is what the SDK says of this session's tools (annotations)."""
+        live = self.authority if tools is None else tools.merged(self.authority)
+        for name in self.deny:
+            live = live.merged(ToolManifest.declare(writes=[name]))
+        return LiveSession(self, session_id or uuid.uuid4().hex, live, agent_model or self.agent_model,
+                           task_id, labels or {})
+
+    def _warn_no_authority(self) -> None:
+        if not self._warned:
+            self._warned = True
+            log.warning(NO_AUTHORITY)
+
+
+class LiveSession:
+    """One agent session as an adapter serves it: engine state, recorder, lookups outstanding."""
+
+    def __init__(self, owner: Stretto, session_id: str, live: ToolManifest, agent_model: str | None,
+                 task_id: str | None, labels: dict[str, str]) -> None:
+        self.owner = owner
+        self.session_id = session_id
+        self.tools = live
+        self.fence = new_fence()
+        self.lookups: list[Lookup] = []
+        self._announced: set[str] = set()
+        self._outstanding: dict[str, str] = {}  # canonical call -> lookup call id, until a write
+        self._alock: asyncio.Lock | None = None
+        self._tlock = threading.Lock()
+        self.engine_session: EngineSession | None = None
+        if owner.engine is not None:
+            if live.reads():
+                self.engine_session = owner.engine.session(live_manifest=live)
+            else:
+                owner._warn_no_authority()
+        self.recorder: SessionRecorder | None = None
+        if owner.store is not None:
+            header = SessionHeader(session_id=session_id, harness=owner.harness, agent_model=agent_model,
+                                   app=owner.app, manifest=live if live.tools else None,
+                                   task_id=task_id, labels=labels)
+            self.recorder = SessionRecorder(owner.store, header)
+
+    # -- what the SDK shows ------------------------------------------------------------------
+    def user(self, text: str) -> None:
+        """The user's message."""
+        self._seen(UserMessage(text=text))
+
+    def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None) -> None:
+        """One model turn: its text and the calls it made (none for a reply)."""
+        for call in calls:
+            self._announced.add(call.call_id)
+        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage))
+
+    async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
+                         call_tool: AsyncCallTool, *, error: bool | None = None) -> str:
+        """Record the agent's result, make the flow's lookups, and return the text to append."""
+        if self._alock is None:
+            self._alock = asyncio.Lock()
+        async with self._alock:  # parallel calls of one turn are absorbed one after another
+            result = self._take_result(call_id, tool, arguments, output, error)
+            made: list[Lookup] = []
+            if self.engine_session is not None:
+                try:
+                    made = await run_lookups_async(self.engine_session, call_id, call_tool, self.owner.limits)
+                except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
+                    log.warning("stretto: lookups after %s failed and were skipped: %s", tool, exc)
+            return self._finish(result, made)
+
+    def after_tool_sync(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
+                        call_tool: SyncCallTool, *, error: bool | None = None) -> str:
+        """The same for a sync SDK path."""
+        with self._tlock:
+            result = self._take_result(call_id, tool, arguments, output, error)
+            made: list[Lookup] = []
+            if self.engine_session is not None:
+                try:
+                    made = run_lookups_sync(self.engine_session, call_id, call_tool, self.owner.limits)
+                except Exception as exc:  # noqa: BLE001
+                    log.warning("stretto: lookups after %s failed and were skipped: %s", tool, exc)
+            return self._finish(result, made)
+
+    def close(self) -> None:
+        """Write what waits; the session file stays readable whatever happened before."""
+        if self.recorder is not None:
+            self.recorder.close()
+
+    # -- the work ------------------------------------------------------------------------------
+    def _take_result(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
+                     error: bool | None) -> ToolResult:
+        if call_id not in self._announced:  # the SDK showed no model turn: infer one from the call
+            self._announced.add(call_id)
+            self._seen(LLMTurn(calls=[ToolCall(call_id=call_id, tool=tool, arguments=dict(arguments))],
+                               inferred=True))
+        content = result_text(output)
+        failed = is_error_result(output) if error is None else error
+        key = _call_key(tool, arguments)
+        repeats = self._outstanding.pop(key, None)
+        if not self.tools.is_read(tool):
+            self._outstanding.clear()  # a write (or a tool of unknown kind) ends every lookup's reach
+        result = ToolResult(call_id=call_id, tool=tool, content=content,
+                            parsed=parse_json_content(content), error=failed, repeats=repeats)
+        if self.engine_session is not None:
+            try:
+                self.engine_session.observe(result)
+            except Exception as exc:  # noqa: BLE001 - untrusted text never breaks the agent's call
+                log.warning("stretto: could not take in the result of %s (%s); serving stops for "
+                            "this session", tool, exc)
+                self.engine_session = None
+        return result
+
+    def _finish(self, result: ToolResult, made: list[Lookup]) -> str:
+        text = fenced_appendix(made, self.fence)
+        self._event(result.model_copy(update={"appended": text or None}))
+        for lookup in made:
+            self._event(lookup)
+            self.lookups.append(lookup)
+            if not lookup.error:
+                self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
+        return text
+
+    def _seen(self, event: UserMessage | LLMTurn) -> None:
+        """Record an event and show it to the engine (user words and model turns)."""
+        self._event(event)
+        if self.engine_session is not None:
+            try:
+                self.engine_session.observe(event)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("stretto: could not take in an event (%s); serving stops for this session", exc)
+                self.engine_session = None
+
+    def _event(self, event: Any) -> None:
+        if self.recorder is not None:
+            self.recorder.record(event)
+
+
+def _call_key(tool: str, arguments: dict[str, Any]) -> str:
+    return tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)

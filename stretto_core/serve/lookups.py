@@ -1,0 +1,112 @@
+"""Make an engine session's lookups with the caller's own tool function, within time limits.
+
+Algorithm 1, one lookup at a time: decide, call, absorb, decide again. Every SDK here is
+async-first, so the main path awaits the caller's tool; a sync twin serves sync SDK paths.
+A lookup that raises, hangs past its timeout or returns garbage is absorbed as a failed lookup
+and never breaks, changes, or delays past the budget the agent's own result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from stretto_core.serve.results import is_error_result, result_text
+from stretto_core.sessions.model import Lookup
+
+LOOKUP_TIMEOUT = 5.0
+"""Seconds one lookup may take before it is abandoned and recorded as failed."""
+
+CALL_BUDGET = 10.0
+"""Seconds all the lookups riding on one tool result may take together."""
+
+AsyncCallTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
+SyncCallTool = Callable[[str, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time limits of the lookups after one tool result."""
+
+    lookup_timeout: float = LOOKUP_TIMEOUT
+    call_budget: float = CALL_BUDGET
+
+    def __post_init__(self) -> None:
+        for name in ("lookup_timeout", "call_budget"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and value > 0 and value == value and value != float("inf")):
+                raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
+
+
+def _outcome(value: Any) -> tuple[str, bool]:
+    """A tool's return as (text, error): (text, error) pairs as given, anything else normalised."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], bool):
+        return result_text(value[0]), value[1]
+    return result_text(value), is_error_result(value)
+
+
+async def run_lookups_async(session: Any, after_call_id: str | None, call_tool: AsyncCallTool,
+                            limits: Limits = Limits()) -> list[Lookup]:
+    """Decide, make and absorb lookups one at a time until the flow stops or time runs out."""
+    made: list[Lookup] = []
+    if session.engine.config.shadow:
+        return made
+    deadline = time.monotonic() + limits.call_budget
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return made
+        decision = session.decide()
+        if decision is None:
+            return made
+        timeout = min(limits.lookup_timeout, left)
+        try:
+            value = await asyncio.wait_for(call_tool(decision.tool, dict(decision.arguments)), timeout)
+            content, error = _outcome(value)
+        except asyncio.TimeoutError:
+            content, error = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
+            content, error = f"Error: {type(exc).__name__}: {exc}"[:500], True
+        made.append(session.add_lookup(decision, content, error, after_call_id))
+
+
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="stretto-lookup")
+    return _POOL
+
+
+def run_lookups_sync(session: Any, after_call_id: str | None, call_tool: SyncCallTool,
+                     limits: Limits = Limits()) -> list[Lookup]:
+    """The same for a sync tool function: each lookup runs in a worker thread, so one that hangs
+    is abandoned at its timeout (its thread finishes on its own) and the agent's call goes on."""
+    made: list[Lookup] = []
+    if session.engine.config.shadow:
+        return made
+    deadline = time.monotonic() + limits.call_budget
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return made
+        decision = session.decide()
+        if decision is None:
+            return made
+        timeout = min(limits.lookup_timeout, left)
+        future = _pool().submit(call_tool, decision.tool, dict(decision.arguments))
+        try:
+            content, error = _outcome(future.result(timeout=timeout))
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            content, error = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True
+        except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
+            content, error = f"Error: {type(exc).__name__}: {exc}"[:500], True
+        made.append(session.add_lookup(decision, content, error, after_call_id))

@@ -1,0 +1,119 @@
+"""Turn whatever a tool returned into bounded text, and fence lookups inside the agent's result.
+
+Adapters hand the engine results of many shapes: a string, a dict, bytes, `None`, an MCP list of
+content blocks, a pydantic model. A lookup's result is untrusted text from a server, so it is
+bounded in size, and it is appended inside a fence the server cannot forge: each session draws
+a random delimiter, and text inside a result that looks like stretto's own header is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any, Sequence
+
+from stretto_core.sessions.model import Lookup
+
+MAX_RESULT_CHARS = 20_000
+"""A lookup's result longer than this is cut (with a note) before it reaches the agent."""
+
+APPENDIX_TITLE = "Also looked up automatically (current results; no need to repeat these calls)"
+
+
+def new_fence() -> str:
+    """A per-session delimiter: 8 random hex digits no tool result can predict."""
+    return secrets.token_hex(4)
+
+
+def result_text(value: Any, limit: int = MAX_RESULT_CHARS) -> str:
+    """Text for any tool output: strings as they are, blocks by their text, the rest as JSON."""
+    text = _as_text(value, depth=0)
+    if len(text) > limit:
+        return text[:limit] + f"\n[... {len(text) - limit} more characters cut by stretto]"
+    return text
+
+
+def _as_text(value: Any, depth: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
+    if depth > 3:
+        return _dumps(value)
+    text = getattr(value, "text", None)
+    if isinstance(text, str) and not isinstance(value, dict):
+        return text  # an MCP TextContent or an SDK's text block
+    if isinstance(value, dict) and value.get("type") == "text" and isinstance(value.get("text"), str):
+        return value["text"]
+    if isinstance(value, dict) and isinstance(value.get("content"), list) and set(value) <= {
+            "content", "isError", "is_error", "structuredContent", "structured_content", "meta", "_meta"}:
+        return _blocks_text(value["content"], depth)  # an MCP CallToolResult as a dict
+    content = getattr(value, "content", None)
+    if isinstance(content, list) and hasattr(value, "is_error"):
+        return _blocks_text(content, depth)  # an MCP CallToolResult object
+    if isinstance(value, (list, tuple)) and value and all(_is_block(v) for v in value):
+        return _blocks_text(list(value), depth)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return _dumps(dump(mode="json"))
+        except Exception:  # noqa: BLE001 - a model that cannot dump itself is shown as text
+            return str(value)
+    return _dumps(value)
+
+
+def _is_block(value: Any) -> bool:
+    if isinstance(value, dict):
+        return isinstance(value.get("type"), str)
+    return hasattr(value, "type") and (hasattr(value, "text") or hasattr(value, "data"))
+
+
+def _blocks_text(blocks: list[Any], depth: int) -> str:
+    parts = []
+    for block in blocks:
+        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+        else:
+            kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", "?")
+            parts.append(f"[{kind} content]")
+    return "\n".join(parts)
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, sort_keys=False)
+    except (ValueError, TypeError, RecursionError):
+        return str(value)
+
+
+def is_error_result(value: Any) -> bool:
+    """Whether an output says it is an error (MCP's `isError`, an SDK's `is_error`)."""
+    if isinstance(value, dict):
+        return bool(value.get("isError") or value.get("is_error"))
+    return bool(getattr(value, "is_error", False) or getattr(value, "isError", False))
+
+
+def fenced_appendix(lookups: Sequence[Lookup], fence: str) -> str:
+    """The text appended to the agent's result: each lookup's call and result, inside the fence.
+
+    Every entry starts with `[stretto <fence>]`; a result's own lines that start like stretto's
+    markers are escaped, so no tool result can pass for an entry stretto made.
+    """
+    if not lookups:
+        return ""
+    mark = f"[stretto {fence}]"
+    parts = ["", f"{mark} {APPENDIX_TITLE}"]
+    for lk in lookups:
+        args = json.dumps(lk.arguments, sort_keys=True, ensure_ascii=False, default=str)
+        status = " (failed)" if lk.error else ""
+        parts.append(f"{mark} {lk.tool} {args}{status}:")
+        parts.append(_escape(lk.content, fence))
+    parts.append(f"{mark} end")
+    return "\n".join(parts)
+
+
+def _escape(content: str, fence: str) -> str:
+    return content.replace("[stretto ", "[stretto\u200b ").replace(fence, fence[:4] + "\u200b" + fence[4:])

@@ -1,0 +1,55 @@
+"""A flow ready to serve: the estimators of the flow file, behind the speculator's `FlowModel`.
+
+Loading derives the back-off model (habit and reach at the flow's α) and the binding table once;
+each decision then only looks up cached tables, so deciding stays well under a millisecond.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from stretto_core.serve.bind import bind
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
+from stretto_core.flow.ir import Flow
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.state import ToolState
+from stretto_core.learn.steps import reply_step, step_of_result
+
+
+class FlowRuntime:
+    """Implements `speculator.FlowModel` over a learned `Flow`."""
+
+    def __init__(self, flow: Flow, alpha: float | None = None,
+                 binding_options: BindingOptions = DEFAULT_OPTIONS) -> None:
+        flow.derived()
+        assert flow.alpha is not None and flow.table is not None
+        self.flow = flow
+        self.manifest: ToolManifest = flow.served_manifest()
+        self.alpha = flow.alpha.alpha if alpha is None else alpha
+        self.model = flow.backoff(self.alpha)
+        self._reads = flow.lookup_tools()
+        self.table = flow.table
+        self.binding_options = binding_options
+        self.look_back = binding_options.look_back
+
+    def read_tools(self) -> Sequence[str]:
+        """Reads the flow may make: marked read, and seen in training."""
+        return self._reads
+
+    def reach(self, history: Sequence[str], tool: str) -> float:
+        return self.model.reach(history, tool)
+
+    def next_step(self, history: Sequence[str]) -> dict[str, float]:
+        return self.model.habit(history)
+
+    def bind(self, tool: str, state: ToolState, site: str) -> Any:
+        return bind(self.table, tool, state, site, self.binding_options.align)
+
+    def threshold(self, site: str, default: float) -> float:
+        return self.flow.thresholds.get(site, default)
+
+    def step_symbol(self, tool: str, error: bool, content: str, parsed: Any) -> str:
+        return step_of_result(tool, error, content, parsed, self.flow.features).symbol
+
+    def reply_symbol(self, answered: bool = True) -> str:
+        return reply_step(answered).symbol

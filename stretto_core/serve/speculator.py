@@ -1,0 +1,215 @@
+"""Which read to make next, if any: Algorithm 1 of the paper, and the next-step rule it replaces.
+
+After each of the agent's tool responses the speculator weighs every read the flow may make.
+A candidate read c = (t, a) scores q_c ≈ r(t | h) · ρ(a | t, x): the probability that the agent
+calls tool t before its next write (the reach), times the chance that the bound arguments are
+the ones it would pass. Proposition 3 makes every read with q_c ≥ θ worth making, each on its
+own, so the speculator makes the best one, conditions on its result, and asks again, until no
+candidate clears θ or a budget runs out.
+
+The next-step rule (`policy="next"`) scores only the likeliest next read under the habit,
+p(t | h) · ρ, as speculative-action systems do; it is kept for comparison.
+
+Safety is decided here and nowhere else: a tool is a candidate only if the flow's manifest marks
+it `read`, the live manifest (when known) does too and still lists the same input contract, and
+the operator's allowlist (when set) names it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Protocol, Sequence
+
+from stretto_core.sessions.manifest import InputContract, ToolManifest
+from stretto_core.sessions.state import ToolState
+
+DEFAULT_THETA = 0.3
+"""The paper's cost-derived threshold θ* = δ/(β+δ) ≈ 0.30 (retail, and live)."""
+
+MAX_LOOKUPS_PER_CALL = 8
+"""At most this many lookups ride on one tool result."""
+
+MAX_LOOKUPS_PER_SESSION = 40
+"""At most this many lookups in one session."""
+
+POLICIES = ("use", "next")
+
+
+class BindingLike(Protocol):
+    arguments: dict[str, Any]
+    rho: float
+    sources: list[str]
+
+
+class FlowModel(Protocol):
+    """What the speculator needs of a learned flow (see `flow_runtime.FlowRuntime`)."""
+
+    manifest: ToolManifest
+
+    def read_tools(self) -> Sequence[str]: ...
+
+    def reach(self, history: Sequence[str], tool: str) -> float: ...
+
+    def next_step(self, history: Sequence[str]) -> dict[str, float]: ...
+
+    def bind(self, tool: str, state: ToolState, site: str) -> BindingLike | None: ...
+
+    def threshold(self, site: str, default: float) -> float: ...
+
+    def step_symbol(self, tool: str, error: bool, content: str, parsed: Any) -> str: ...
+
+    def reply_symbol(self, answered: bool = True) -> str: ...
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Which tools may be looked up at all: the safety rule, checked before every decision."""
+
+    flow_manifest: ToolManifest
+    live_manifest: ToolManifest | None = None
+    allow: frozenset[str] | None = None
+
+    def permits(self, tool: str) -> bool:
+        if not self.flow_manifest.is_read(tool):
+            return False
+        if self.allow is not None and tool not in self.allow:
+            return False
+        if self.live_manifest is not None:
+            if not self.live_manifest.is_read(tool):
+                return False
+            if not _same_contract(self.flow_manifest, self.live_manifest, tool):
+                return False
+        return True
+
+    def why_not(self, tool: str) -> str:
+        if not self.flow_manifest.is_read(tool):
+            return f"{tool} is not a known read"
+        if self.allow is not None and tool not in self.allow:
+            return f"{tool} is not on the allowlist"
+        if self.live_manifest is not None and not self.live_manifest.is_read(tool):
+            return f"the server no longer marks {tool} as a read"
+        return f"{tool}'s input contract changed"
+
+
+def _same_contract(flow: ToolManifest, live: ToolManifest, tool: str) -> bool:
+    pinned = flow.tools[tool].contract if tool in flow.tools else None
+    now = live.tools[tool].contract if tool in live.tools else None
+    if pinned is None or now is None:
+        return True
+    return _contract_key(pinned) == _contract_key(now)
+
+
+def _contract_key(c: InputContract) -> tuple:
+    return (tuple(sorted(c.args)), tuple(sorted(c.required)))
+
+
+@dataclass
+class Decision:
+    """One lookup the speculator decided to make, and why."""
+
+    tool: str
+    arguments: dict[str, Any]
+    score: float
+    reach: float
+    binding: float
+    site: str
+    policy: str
+    sources: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Weighed:
+    """A candidate the speculator scored (for calibration and sweeps)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    score: float
+    reach: float
+    binding: float
+    sources: list[str] = field(default_factory=list)
+
+
+def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
+          policy: str = "use", floor: float = 0.0) -> list[Weighed]:
+    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
+    out: list[Weighed] = []
+    if policy == "use":
+        for tool in model.read_tools():
+            if not guard.permits(tool):
+                continue
+            r = model.reach(history, tool)
+            if r < floor:
+                continue
+            b = model.bind(tool, state, site)
+            if b is None:
+                continue
+            out.append(Weighed(tool, b.arguments, r * b.rho, r, b.rho, list(b.sources)))
+    else:
+        probs = model.next_step(history)
+        known = set(model.read_tools())
+        reads = [(p, t) for t, p in probs.items() if t in known and guard.permits(t)]
+        if reads:
+            p, tool = max(reads, key=lambda pt: (pt[0], _neg(pt[1])))
+            if p >= floor:
+                b = model.bind(tool, state, site)
+                if b is not None:
+                    out.append(Weighed(tool, b.arguments, p * b.rho, p, b.rho, list(b.sources)))
+    out.sort(key=lambda w: (-w.score, w.tool))
+    return out
+
+
+def _neg(name: str) -> tuple[int, ...]:
+    """Ties go to the alphabetically first tool."""
+    return tuple(-ord(ch) for ch in name)
+
+
+def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
+           theta: float = DEFAULT_THETA, policy: str = "use") -> Decision | None:
+    """The one read to make now (the best whose score clears θ), or None to hand back."""
+    theta = model.threshold(site, theta)
+    weighed = weigh(model, guard, state, history, site, policy, floor=theta)
+    if not weighed or weighed[0].score < theta:
+        return None
+    best = weighed[0]
+    return Decision(best.tool, best.arguments, best.score, best.reach, best.binding, site, policy,
+                    best.sources)
+
+
+def permitted_reads(guard: Guard, tools: Iterable[str]) -> list[str]:
+    return [t for t in tools if guard.permits(t)]
+
+
+@dataclass
+class Candidate:
+    """A permitted read that binds, with both scores: use-before-write r·ρ and next-step p·ρ."""
+
+    tool: str
+    arguments: dict[str, Any]
+    reach: float
+    next_p: float
+    binding: float
+
+    @property
+    def score_use(self) -> float:
+        return self.reach * self.binding
+
+    @property
+    def score_next(self) -> float:
+        return self.next_p * self.binding
+
+
+def weigh_all(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str],
+              site: str) -> list[Candidate]:
+    """Every permitted read that binds now, scored both ways (for calibration and sweeps)."""
+    probs = model.next_step(history)
+    out: list[Candidate] = []
+    for tool in model.read_tools():
+        if not guard.permits(tool):
+            continue
+        b = model.bind(tool, state, site)
+        if b is None:
+            continue
+        out.append(Candidate(tool, b.arguments, model.reach(history, tool), probs.get(tool, 0.0), b.rho))
+    return out

@@ -1,0 +1,244 @@
+"""Record a live session to disk as it happens, without ever getting in the agent's way.
+
+One JSONL file per session (`store.session_filename`): the header on the first line, then one
+event per line. Each line is written by one unbuffered `os.write` to a file opened `O_APPEND`,
+under an exclusive `flock`, so several agent processes can append to one session file and their
+lines never interleave, and a crash loses at most the line being written. The header is written
+only by whoever finds the file empty.
+
+A write that fails (a full disk, a vanished mount) never raises into the agent: the unwritten
+lines wait in memory, in order, and are retried at the next event and at `close()`. What still
+cannot be written at close goes to a fallback file in the temp folder, and the log says where.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Iterable
+
+from stretto_core.sessions.model import (Event, LLMTurn, Lookup, SessionHeader, ToolCall, ToolResult, Usage,
+                                  UserMessage, parse_json_content)
+from stretto_core.sessions.files import encode_line, session_filename
+
+log = logging.getLogger("stretto.recorder")
+
+FALLBACK_FOLDER = "stretto-unsaved"
+"""Folder in the system temp dir that receives what could not be written by `close()`."""
+
+_write = os.write
+"""The one call that puts bytes on disk; tests replace it to simulate a full disk."""
+
+_PARSE = object()
+
+
+@dataclass
+class _Line:
+    data: bytes
+    is_header: bool = False
+
+
+class SessionRecorder:
+    """Appends one session's events to `<directory>/<session id>.jsonl` as they happen.
+
+    `fsync=True` also forces each batch to the disk (slower; survives a power cut, not just a
+    crash). `stamp=True` fills a missing `at` (and the header's `started_at`) with the time now.
+    Recording after `close()` reopens the file. Safe to share between threads.
+    """
+
+    def __init__(self, directory: str | Path, header: SessionHeader, *, fsync: bool = False,
+                 stamp: bool = True, fallback_dir: str | Path | None = None) -> None:
+        if stamp and header.started_at is None:
+            header = header.model_copy(update={"started_at": _now()})
+        self.header = header
+        self.path = Path(directory) / session_filename(header.session_id)
+        self.fsync = fsync
+        self.stamp = stamp
+        self.fallback_dir = Path(fallback_dir or Path(tempfile.gettempdir()) / FALLBACK_FOLDER)
+        self.fallback_path: Path | None = None
+        self._backlog: deque[_Line] = deque([_Line(_encode(header), is_header=True)])
+        self._fd: int | None = None
+        self._failing = False
+        self._unlocked_warned = False
+        self._mutex = threading.Lock()
+        with self._mutex:
+            self._flush()
+
+    @property
+    def pending(self) -> int:
+        """How many lines (header included) wait in memory for the disk."""
+        return len(self._backlog)
+
+    def record(self, event: Event) -> None:
+        """Append one event; never raises on a failed write (see the module docstring)."""
+        if self.stamp and event.at is None:
+            event = event.model_copy(update={"at": _now()})
+        line = _Line(_encode(event))
+        with self._mutex:
+            self._backlog.append(line)
+            self._flush()
+
+    # Convenience for adapters: one call per kind of event.
+
+    def user(self, text: str = "", calls: Iterable[ToolCall] = ()) -> None:
+        self.record(UserMessage(text=text, calls=list(calls)))
+
+    def llm_turn(self, text: str = "", calls: Iterable[ToolCall] = (), usage: Usage | None = None) -> None:
+        self.record(LLMTurn(text=text, calls=list(calls), usage=usage))
+
+    def tool_result(self, call_id: str, tool: str, content: str = "", *, error: bool = False,
+                    parsed: Any = _PARSE) -> None:
+        """The result of a call; `parsed` defaults to the content's JSON, when it is JSON."""
+        parsed = parse_json_content(content) if parsed is _PARSE else parsed
+        self.record(ToolResult(call_id=call_id, tool=tool, content=content, parsed=parsed, error=error))
+
+    def lookup(self, call_id: str, tool: str, arguments: dict[str, Any], content: str = "",
+               **fields: Any) -> None:
+        """A read stretto made; `fields` are the other `Lookup` fields (after_call_id, score...)."""
+        fields.setdefault("parsed", parse_json_content(content))
+        self.record(Lookup(call_id=call_id, tool=tool, arguments=arguments, content=content, **fields))
+
+    def close(self) -> Path | None:
+        """Write what waits; what cannot be written goes to a fallback file, whose path is returned."""
+        with self._mutex:
+            if not self._flush() and self._save_fallback():  # keep an unwritten header for a reopen
+                self._backlog = deque(line for line in self._backlog if line.is_header)
+            if self._fd is not None:
+                try:
+                    os.close(self._fd)
+                except OSError:
+                    pass
+                self._fd = None
+        return self.fallback_path
+
+    def __enter__(self) -> "SessionRecorder":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _flush(self) -> bool:
+        """Write the backlog in order, under the file lock; False (and warn once) when it fails."""
+        if not self._backlog:
+            return True
+        try:
+            fd = self._open()
+            locked = self._lock(fd)
+            try:
+                while self._backlog:
+                    self._append(fd, self._backlog[0])
+                    self._backlog.popleft()
+            finally:
+                if locked:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+        except OSError as exc:
+            if not self._failing:
+                log.warning("stretto: cannot write session file %s (%s); keeping the unwritten "
+                            "events in memory and retrying at the next event and at close",
+                            self.path, exc.strerror or exc)
+            self._failing = True
+            return False
+        if self._failing:
+            log.warning("stretto: session file %s is writable again; the waiting events are written",
+                        self.path)
+            self._failing = False
+        self._sync(fd)
+        return True
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+            self._fd = os.open(self.path, flags, 0o644)
+        return self._fd
+
+    def _lock(self, fd: int) -> bool:
+        """Take the file lock; where the file system has none (some NFS), write without it."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return True
+        except OSError as exc:
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+            if not self._unlocked_warned:
+                log.warning("stretto: cannot lock %s (%s); appending without the lock",
+                            self.path, exc.strerror or exc)
+                self._unlocked_warned = True
+            return False
+
+    def _append(self, fd: int, line: _Line) -> None:
+        """One line in one write. The caller holds the lock, so the file's end is ours alone."""
+        end = os.fstat(fd).st_size
+        if line.is_header and end > 0:
+            return  # another process (or an earlier run) already wrote the header
+        data = line.data
+        if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+            data = b"\n" + data  # end a line torn by a crash, so this one stays whole
+        try:
+            written = _write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError:
+            _truncate(fd, end)  # take back a partial line; the whole line is retried later
+            raise
+
+    def _sync(self, fd: int) -> None:
+        if self.fsync:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                log.warning("stretto: fsync of %s failed (%s)", self.path, exc.strerror or exc)
+
+    def _save_fallback(self) -> bool:
+        """Write the header and every waiting event to a fresh file in the fallback folder."""
+        lines = [line.data for line in self._backlog if not line.is_header]
+        try:
+            self.fallback_dir.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=self.path.stem + ".", suffix=".jsonl",
+                                        dir=self.fallback_dir)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(b"".join([_encode(self.header), *lines]))
+        except OSError as exc:
+            log.error("stretto: could not write %d events to %s, nor to the fallback folder %s (%s); "
+                      "they follow here:\n%s", len(lines), self.path, self.fallback_dir,
+                      exc.strerror or exc, b"".join(lines).decode("utf-8", "replace"))
+            return False
+        self.fallback_path = Path(name)
+        log.warning("stretto: could not write %d events to %s; saved them with the header to %s",
+                    len(lines), self.path, self.fallback_path)
+        return True
+
+
+def _encode(model: SessionHeader | Event) -> bytes:
+    """The JSONL line of a header or event; a value JSON cannot hold is kept as its text."""
+    try:
+        return encode_line(model).encode()
+    except Exception:  # noqa: BLE001 - e.g. an argument that is an arbitrary Python object
+        data = model.model_dump(exclude_none=True)
+        return (json.dumps(data, default=_as_text, ensure_ascii=False) + "\n").encode()
+
+
+def _as_text(value: Any) -> str:
+    return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+def _truncate(fd: int, size: int) -> None:
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass  # the torn bytes stay; the next line starts with a newline and the reader skips them
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
