@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from claude_shop import Shop, customer_json, flow_then, order_json, shop_server
-from claude_support import Reply, ScriptedMessagesAPI, cli_options, result_texts, run_client, scripted
+from claude_support import cli_options, run_client
+from stretto_claude.testing import Reply, ScriptedMessagesAPI, result_texts, scripted
 from stretto_core import Session, read_session
 from stretto_core.sessions.model import LLMTurn, Lookup, ToolResult, UserMessage
 from stretto_claude import claude_hooks
