@@ -20,7 +20,7 @@ from stretto_core import LiveSession, Lookup, Stretto, ToolCall, ToolKind, ToolM
 
 from stretto_claude.names import PREFIX, ToolNames, exposed_name
 from stretto_claude.servers import InProcessServers
-from stretto_claude.shapes import additional_context, augmented_output
+from stretto_claude.shapes import additional_context, augmented_output, shown_text
 from stretto_claude.turns import StreamTurn, StreamTurns
 
 log = logging.getLogger("stretto.claude")
@@ -84,7 +84,7 @@ class ClaudeHooks(dict):
             output = data.get("tool_response")
             await self._announce(data, session, call_id)
             appendix = await session.live.after_tool(call_id, session.names.bare(name),
-                                                     dict(data.get("tool_input") or {}), output,
+                                                     dict(data.get("tool_input") or {}), shown_text(output),
                                                      self._caller(session.names), error=False)
             return augmented_output(output, appendix, mcp=name.startswith(PREFIX))
         except Exception as exc:  # noqa: BLE001

@@ -43,6 +43,15 @@ def augmented_output(tool_response: Any, appendix: str, *, mcp: bool) -> dict[st
     return additional_context(EVENT, appendix)
 
 
+def shown_text(tool_response: Any) -> Any:
+    """What the model reads of a result, for the record: Bash's streams as text; other shapes as
+    they are (the recorder turns blocks, strings and JSON into text itself)."""
+    if isinstance(tool_response, dict) and isinstance(tool_response.get("stdout"), str):
+        stderr = tool_response.get("stderr")
+        return tool_response["stdout"] + ("\n" + stderr if isinstance(stderr, str) and stderr else "")
+    return tool_response
+
+
 def additional_context(event: str, appendix: str) -> dict[str, Any]:
     """The appendix as context the model reads after the result (for shapes with no room)."""
     if not appendix:
