@@ -57,6 +57,7 @@ class ScriptedMessagesAPI:
         self.lifetime = lifetime
         self.turns: list[dict[str, Any]] = []   # bodies of main-loop requests, in order
         self.other: list[dict[str, Any]] = []   # every other request body
+        self.errors: list[Exception] = []       # what the brain raised (answered with a 400)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -266,7 +267,13 @@ def _handler(api: ScriptedMessagesAPI) -> type[BaseHTTPRequestHandler]:
             if not self.path.startswith("/v1/messages"):
                 self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "no"}})
                 return
-            reply = api.answer(body)
+            try:
+                reply = api.answer(body)
+            except Exception as exc:  # noqa: BLE001 - a broken script ends the run, it does not hang it
+                api.errors.append(exc)
+                self._json(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                            "message": f"the script failed: {exc!r}"}})
+                return
             if reply is None:
                 reply = Reply(text="ok")
             if not body.get("stream"):
