@@ -36,6 +36,16 @@ Hook = Callable[[Any, "str | None", Any], Awaitable[dict[str, Any]]]
 class _Session:
     live: LiveSession
     names: ToolNames
+    _lock: asyncio.Lock | None = None
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def lock(self) -> asyncio.Lock:
+        """One tool result at a time per session, on whichever loop runs it (a Claude session can
+        outlive an event loop: `asyncio.run` per user turn with `resume=`)."""
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:
+            self._lock, self._loop = asyncio.Lock(), loop
+        return self._lock
 
 
 class ClaudeHooks(dict):
@@ -83,9 +93,10 @@ class ClaudeHooks(dict):
             call_id = str(data.get("tool_use_id") or tool_use_id or "")
             output = data.get("tool_response")
             await self._announce(data, session, call_id)
-            appendix = await session.live.after_tool(call_id, session.names.bare(name),
-                                                     dict(data.get("tool_input") or {}), shown_text(output),
-                                                     self._caller(session.names), error=False)
+            async with session.lock():
+                appendix = await session.live.after_tool(call_id, session.names.bare(name),
+                                                         dict(data.get("tool_input") or {}), shown_text(output),
+                                                         self._caller(session.names), error=False)
             return augmented_output(output, appendix, mcp=name.startswith(PREFIX))
         except Exception as exc:  # noqa: BLE001
             log.warning("stretto: PostToolUse of %s skipped: %s", data.get("tool_name"), exc)
@@ -99,10 +110,11 @@ class ClaudeHooks(dict):
             name = str(data.get("tool_name") or "")
             call_id = str(data.get("tool_use_id") or tool_use_id or "")
             await self._announce(data, session, call_id)
-            appendix = await session.live.after_tool(call_id, session.names.bare(name),
-                                                     dict(data.get("tool_input") or {}),
-                                                     str(data.get("error") or ""), self._caller(session.names),
-                                                     error=True)
+            async with session.lock():
+                appendix = await session.live.after_tool(call_id, session.names.bare(name),
+                                                         dict(data.get("tool_input") or {}),
+                                                         str(data.get("error") or ""), self._caller(session.names),
+                                                         error=True)
             return additional_context("PostToolUseFailure", appendix)
         except Exception as exc:  # noqa: BLE001
             log.warning("stretto: PostToolUseFailure of %s skipped: %s", data.get("tool_name"), exc)
@@ -116,7 +128,7 @@ class ClaudeHooks(dict):
             turn = await self._caught_up(claude_id, lambda: self.turns.take_reply(claude_id))
             if turn is not None:
                 session.live.llm_turn(text="".join(turn.text), usage=_usage(turn))
-            elif claude_id not in self.turns.watched and "last_assistant_message" in data:
+            elif "last_assistant_message" in data:
                 session.live.llm_turn(text=str(data.get("last_assistant_message") or ""))
         except Exception as exc:  # noqa: BLE001
             log.warning("stretto: could not record the reply: %s", exc)

@@ -152,3 +152,19 @@ def test_a_failed_call_is_recorded_as_an_error_and_its_lookups_come_as_context(t
     lines = [json.loads(line) for line in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
     results = [e for e in lines if e.get("kind") == "tool_result"]
     assert results == [{**results[0], "tool": "get_order", "content": "Error: order O7 is archived", "error": True}]
+
+
+def test_a_session_that_outlives_its_event_loop_still_gets_its_lookups(tmp_path: Path) -> None:
+    shop = Shop()
+    hooks = claude_hooks(flow_then("get_customer"), mcp_servers={"shop": shop_server(shop)}, store=tmp_path)
+    post = hooks["PostToolUse"][0].hooks[0]
+
+    async def parallel_turn(orders: list[str]) -> None:  # one turn's calls, their hooks at once
+        calls = [{**BASE, "hook_event_name": "PostToolUse", "tool_name": "mcp__shop__get_order",
+                  "tool_input": {"order_id": o}, "tool_response": [{"type": "text", "text": order_json(o)}],
+                  "tool_use_id": f"toolu_{o}"} for o in orders]
+        await asyncio.gather(*(post(c, c["tool_use_id"], {}) for c in calls))
+
+    asyncio.run(parallel_turn(["O1", "O2"]))   # e.g. `asyncio.run(...)` per user turn, with resume=
+    asyncio.run(parallel_turn(["O3", "O4"]))
+    assert [args["customer_id"] for args in shop.called("get_customer")] == ["C1", "C2", "C3", "C4"]
