@@ -5,6 +5,8 @@ read or write by the operator or not), generated flows (which may call anything 
 generated PostToolUse inputs, every call that reaches the real in-process SDK MCP server from a
 lookup is of a tool that the server hints read-only and the operator does not call a write, or
 that has no hint and the operator declares read. No CLI: the hook callback is called directly.
+The property asserts a good share of its cases made lookups, and is shown to fail once the
+engine's guard permits every tool.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from stretto_core import Session, SessionHeader, ToolCall, ToolKind, ToolManifest, learn_flow
+from stretto_core.serve.speculator import Guard
 from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
 from stretto_claude import claude_hooks
 
@@ -103,10 +107,12 @@ async def serve(hooks: Any, walk: list[tuple[str, str, list[str]]]) -> None:
     await hooks.aclose()
 
 
-def test_through_the_claude_hooks_stretto_only_ever_calls_known_reads(tmp_path_factory: Any) -> None:
-    made: list[int] = []
+def claude_property(made: list[int], examples: int = 120, *, expect_failure: bool = False) -> Any:
+    """The property as a runnable hypothesis test; `made` receives each case's lookup count.
+    Run where it must fail, it stops at the first failing case (no shrinking, nothing saved)."""
+    extra: dict[str, Any] = {"phases": (Phase.generate,), "database": None} if expect_failure else {}
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow], **extra)
     @given(tools=tool_sets(), history=histories(),
            learned_kinds=st.dictionaries(st.sampled_from(TOOLS), st.sampled_from([ToolKind.read, ToolKind.write])),
            theta=st.sampled_from([0.0, 0.01, 0.05, 0.3]))
@@ -125,7 +131,18 @@ def test_through_the_claude_hooks_stretto_only_ever_calls_known_reads(tmp_path_f
         assert sorted(called) == sorted(lk.tool for lk in hooks.lookups)
         made.append(len(called))
 
-    check()
+    return check
+
+
+def test_through_the_claude_hooks_stretto_only_ever_calls_known_reads() -> None:
+    made: list[int] = []
+    claude_property(made)()
     assert len(made) >= 100
     print(f"{sum(1 for n in made if n)} of {len(made)} cases made lookups, {sum(made)} in all")
     assert sum(1 for n in made if n) >= 0.25 * len(made), f"only {sum(1 for n in made if n)} of {len(made)} made lookups"
+
+
+def test_the_property_catches_a_guard_that_permits_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Guard, "permits", lambda self, tool: True)
+    with pytest.raises(AssertionError, match="looked up"):
+        claude_property([], examples=60, expect_failure=True)()
