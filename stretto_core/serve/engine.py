@@ -29,6 +29,12 @@ APPENDIX_HEADER = "--- Also looked up automatically (current results; no need to
 
 CallTool = Callable[[str, dict[str, Any]], tuple[str, bool]]
 
+KEPT_HISTORY = 16
+"""A served session keeps at least this many newest steps of its history (the flow reads two)."""
+
+KEPT_TIMINGS = 1024
+"""A served session keeps at least this many newest decision times."""
+
 
 def site_of(tool: str, error: bool) -> str:
     """The decision point after a tool result: the tool, marked when it failed."""
@@ -56,15 +62,19 @@ class Engine:
         self.config = config or EngineConfig()
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
 
-    def session(self, live_manifest: ToolManifest | None = None) -> "EngineSession":
+    def session(self, live_manifest: ToolManifest | None = None, *, served: bool = True) -> "EngineSession":
         """A new session's state; `live_manifest` is the tools this session's server lists, when
         known per session (it narrows the engine's guard: a tool it does not mark read is never
-        looked up, nor one whose contract changed)."""
+        looked up, nor one whose contract changed).
+
+        `served`: keep only what a decision can use, so the session's memory is bounded
+        (`ToolState`); replay passes False to keep every result it asks about.
+        """
         guard = self.guard
         if live_manifest is not None:
             live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
             guard = Guard(self.model.manifest, live, self.config.allow)
-        return EngineSession(self, guard)
+        return EngineSession(self, guard, served=served)
 
 
 @dataclass
@@ -82,10 +92,15 @@ class EngineSession:
     _pending_reply: bool = False
     user_call_ids: set[str] = field(default_factory=set)
     decide_seconds: list[float] = field(default_factory=list)
+    """Seconds each decision took (a served session: the newest `KEPT_TIMINGS`)."""
+    served: bool = True
+    """Keep only what a decision can use: a bounded state, the history's newest steps."""
 
     def __post_init__(self) -> None:
-        look_back = getattr(self.engine.model, "look_back", DEFAULT_OPTIONS.look_back)
-        self.state = ToolState(self.engine.model.manifest, look_back=look_back)
+        model = self.engine.model
+        look_back = getattr(model, "look_back", DEFAULT_OPTIONS.look_back)
+        self.state = ToolState(model.manifest, look_back=look_back, served=self.served,
+                               focus=getattr(model, "focus", None) if self.served else None)
 
     # -- what happened -----------------------------------------------------------------
     def observe(self, event: Event) -> None:
@@ -108,9 +123,11 @@ class EngineSession:
             self.state.observe_result(event.call_id, event.tool, event.content, event.parsed,
                                       event.error, by_agent=by_agent)
             if by_agent:
-                self.history.append(model.step_symbol(event.tool, event.error, event.content, event.parsed))
+                self._step(model.step_symbol(event.tool, event.error, event.content, event.parsed))
                 self.site = site_of(event.tool, event.error)
                 self.lookups_this_call = 0
+            elif self.served:
+                self.user_call_ids.discard(event.call_id)
         elif isinstance(event, Lookup):
             self._absorb_lookup(event.tool, event.arguments, event.content, event.parsed, event.error,
                                 event.call_id)
@@ -118,8 +135,15 @@ class EngineSession:
     def _close_reply(self, answered: bool) -> None:
         """A reply is a step once we know whether the user answered it (steps.py's rule)."""
         if self._pending_reply:
-            self.history.append(self.engine.model.reply_symbol(answered=answered))
+            self._step(self.engine.model.reply_symbol(answered=answered))
             self._pending_reply = False
+
+    def _step(self, symbol: str) -> None:
+        """One more step of the abstract history (a served session keeps the newest
+        `KEPT_HISTORY`: the flow's contexts read the last two)."""
+        self.history.append(symbol)
+        if self.served and len(self.history) > 2 * KEPT_HISTORY:
+            del self.history[:-KEPT_HISTORY]
 
     # -- what to do ----------------------------------------------------------------------
     def decide(self) -> Decision | None:
@@ -131,6 +155,8 @@ class EngineSession:
         decision = decide(self.engine.model, self.guard, self.state, self.history, self.site,
                           cfg.theta, cfg.policy)
         self.decide_seconds.append(time.perf_counter() - started)
+        if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
+            del self.decide_seconds[:-KEPT_TIMINGS]
         if decision is not None and not self.guard.permits(decision.tool):
             return None  # defence in depth: the speculator filters by the guard already
         return decision
@@ -153,7 +179,7 @@ class EngineSession:
                        error: bool, call_id: str) -> None:
         self.state.observe_call(call_id, tool, arguments, by_agent=True)
         self.state.observe_result(call_id, tool, content, parsed, error, by_agent=True, arguments=arguments)
-        self.history.append(self.engine.model.step_symbol(tool, error, content, parsed))
+        self._step(self.engine.model.step_symbol(tool, error, content, parsed))
         self.site = site_of(tool, error)  # the agent would have made this read itself
 
     def run_lookups(self, after_call_id: str | None, call_tool: CallTool) -> list[Lookup]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stretto_core.serve.bind import bind
-from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
 from stretto_core.flow.ir import Flow
+from stretto_core.sessions.focus import Focus
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.state import ToolState
 from stretto_core.learn.steps import reply_step, step_of_result
@@ -31,6 +32,8 @@ class FlowRuntime:
         self.table = flow.table
         self.binding_options = binding_options
         self.look_back = binding_options.look_back
+        self.focus = table_focus(self.table)
+        """The paths of each tool's results a binding reads: what a served session indexes."""
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""
@@ -53,3 +56,13 @@ class FlowRuntime:
 
     def reply_symbol(self, answered: bool = True) -> str:
         return reply_step(answered).symbol
+
+
+def table_focus(table: BindingTable) -> Focus:
+    """Every source of every bound argument, in any order, as a `Focus`."""
+    sources: set[tuple[str, str]] = set()
+    for lookup in table.lookups.values():
+        for arg in lookup.args.values():
+            for order in (arg.sources, *arg.site_orders.values()):
+                sources.update(split_source(s) for s in order)
+    return Focus.of_sources(sorted(sources))

@@ -17,7 +17,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from stretto_core.sessions.focus import Focus, FocusedIndex, index_focused, is_keyish, keyish_keys
 from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
 
 
@@ -40,7 +42,6 @@ class ResultEntry:
     ok: bool
     index: ValueIndex
     by_agent: bool
-    after_write: bool = True
     origin: str = "agent"
     """`agent` (the agent's call), `lookup` (stretto's, seen by the agent) or `other` (unseen)."""
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -55,30 +56,55 @@ class ResultEntry:
 LOOK_BACK = 8
 """A binding source draws on at most this many of its tool's newest results."""
 
+SERVED_USER_TEXT = 64 * 1024
+"""A served state keeps the newest this many characters of what the user said (whole messages)."""
+
+SERVED_REMEMBERED = 4096
+"""A served state remembers at most this many calls made since the last write, and values passed
+per tool and argument (the oldest are forgotten first)."""
+
 
 @dataclass
 class ToolState:
-    """The tool state x: results (newest last), calls made, the user's words, the last write."""
+    """The tool state x: results (newest last), calls made, the user's words, the last write.
+
+    A served state (`served=True`) keeps only what a decision can use, so its memory is bounded
+    whatever the session's length: each tool's newest `look_back` successful results, indexed
+    on the flow's `focus` (and their key-like values), no list of every result (`results` stays
+    empty), the newest `SERVED_USER_TEXT` characters the user said, and at most
+    `SERVED_REMEMBERED` calls made since the last write and values passed per argument.
+    Its decisions are those of the full state as long as the session stays within those bounds.
+    Learning and replay keep the full state (they ask where any earlier value came from).
+    """
 
     manifest: ToolManifest
     look_back: int = LOOK_BACK
     """How many of a tool's newest results a binding source draws on (`bindings_model.BindingOptions`)."""
+    served: bool = False
+    """Keep only what a decision can use (see above)."""
+    focus: Focus | None = None
+    """With `served`: the paths of each tool's results decisions read (None: every path)."""
     results: list[ResultEntry] = field(default_factory=list)
     made: set[str] = field(default_factory=set)
     passed: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
-    user_words: list[str] = field(default_factory=list)
+    user: UserText = field(default_factory=UserText)
+    """What the user said, case-folded, ready for mention checks (`user_text.UserText`)."""
     user_values: set[str] = field(default_factory=set)
     calls_by_tool: dict[str, int] = field(default_factory=dict)
     in_flight: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     writes: int = 0
     position: int = 0
+    last_write: int = 0
+    """The position of the agent's latest write call (0: none yet)."""
     newest_ok: dict[str, ResultEntry] = field(default_factory=dict)
     """The newest successful visible result of each tool."""
     ok_results: dict[str, list[ResultEntry]] = field(default_factory=dict)
-    """Every successful visible result of each tool, oldest first."""
+    """Every successful visible result of each tool, oldest first (a served state: the newest
+    `look_back`)."""
     seen_values: set[str] = field(default_factory=set)
-    """Every normalized value a visible result held so far."""
+    """Every normalized value a visible result held so far (a served state: the key-like ones,
+    all that `given` asks about)."""
     given: set[str] = field(default_factory=set)
     """Key-like values (see `is_keyish`) the agent passed before any visible result held them."""
     result_for: dict[tuple[str, str, str], ResultEntry] = field(default_factory=dict)
@@ -91,13 +117,20 @@ class ToolState:
     """Scratch space for derived views of several results (bindings keep a pool's holders of a
     path here). What refers to a result lives here, never in a result's own `cache`, so that a
     session's state holds no reference cycle and is freed as soon as it is dropped."""
-    _user_text: str = ""
+
+    def __post_init__(self) -> None:
+        if self.served:
+            self.user = UserText(SERVED_USER_TEXT)
+
+    @property
+    def user_words(self) -> list[str]:
+        """The user's messages kept, case-folded, oldest first (all of them unless `served`)."""
+        return self.user.messages
 
     def observe_user(self, text: str) -> None:
         """The user said something: remembered for mention checks (lower-cased)."""
         if text:
-            self.user_words.append(text.casefold())
-            self._user_text = "\n".join(self.user_words)
+            self.user.add(text.casefold())
             self.user_version += 1
 
     def observe_call(self, call_id: str, tool: str, arguments: dict[str, Any], by_agent: bool = True) -> None:
@@ -114,8 +147,7 @@ class ToolState:
         if self.manifest.is_read(tool):
             return
         self.writes += 1
-        for entry in self.results:
-            entry.after_write = False
+        self.last_write = self.position
         self.made = set()
 
     def observe_result(self, call_id: str, tool: str, content: str, parsed: Any, error: bool,
@@ -129,12 +161,19 @@ class ToolState:
         self.position += 1
         pending = self.in_flight.pop(call_id, None)
         args = arguments if arguments is not None else (pending[1] if pending else {})
-        entry = ResultEntry(self.position, tool, call_id, args, not error,
-                            index_result(content, parsed) if not error else ValueIndex(), by_agent,
-                            origin=origin or ("agent" if by_agent else "other"))
-        self.results.append(entry)
+        origin = origin or ("agent" if by_agent else "other")
+        if error:
+            index: ValueIndex = ValueIndex()
+        elif self.served:
+            index = index_focused(content, parsed, self.focus.of(tool) if self.focus is not None else None) \
+                if origin != "other" else ValueIndex()  # an unseen result is no source and shows nothing
+        else:
+            index = index_result(content, parsed)
+        entry = ResultEntry(self.position, tool, call_id, args, not error, index, by_agent, origin=origin)
+        if not self.served:
+            self.results.append(entry)
         if by_agent and self.manifest.is_read(tool):
-            self.made.add(call_key(tool, args))
+            self._made(call_key(tool, args))
         if entry.visible:
             self._index_visible(entry)
         return entry
@@ -148,11 +187,14 @@ class ToolState:
         """
         self.position += 1
         self._remember_passed(tool, arguments)
-        self.made.add(call_key(tool, arguments))
+        self._made(call_key(tool, arguments))
         return self.observe_result(call_id, tool, content, parsed, error, by_agent=False,
                                    arguments=arguments, origin="lookup")
 
     def _index_visible(self, entry: ResultEntry) -> None:
+        if self.served:
+            self._keep_visible(entry)
+            return
         if entry.ok:
             self.newest_ok[entry.tool] = entry
             self.ok_results.setdefault(entry.tool, []).append(entry)
@@ -162,13 +204,45 @@ class ToolState:
             if key is not None:
                 self.result_for[(entry.tool, name, key)] = entry
 
+    def _keep_visible(self, entry: ResultEntry) -> None:
+        """`_index_visible` for a served state: the tool's window slides, and a result a call's
+        value points to (`result_for`) is kept as its key-like values alone."""
+        if entry.ok:
+            self.newest_ok[entry.tool] = entry
+            window = self.ok_results.setdefault(entry.tool, [])
+            window.append(entry)
+            if len(window) > self.look_back:
+                self._forget(window.pop(0))
+            self.seen_values.update(keyish_keys(entry.index))
+        husk: ResultEntry | None = None
+        for name, value in entry.arguments.items():
+            key = normalize(value)
+            if key is not None:
+                if husk is None:
+                    husk = ResultEntry(entry.position, entry.tool, entry.call_id, {}, entry.ok,
+                                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)
+                self.result_for.pop((entry.tool, name, key), None)
+                self.result_for[(entry.tool, name, key)] = husk
+        _cap(self.result_for, SERVED_REMEMBERED * 4)
+
+    def _forget(self, entry: ResultEntry) -> None:
+        """A result left its tool's window: drop the views of several results that hold it."""
+        position = entry.position
+        for tag in [t for t, v in self.views.items() if _holds_position(t, v, position)]:
+            del self.views[tag]
+
+    def _made(self, key: str) -> None:
+        self.made.add(key)
+        if self.served and len(self.made) > SERVED_REMEMBERED:
+            self.made.pop()
+
     def user_text(self) -> str:
-        """Everything the user said, case-folded, one message a line."""
-        return self._user_text
+        """Everything the user said (kept), case-folded, one message a line."""
+        return self.user.text
 
     def mentioned_key(self, key: str) -> bool:
         """`mentioned` for a value already normalized."""
-        return len(key) >= 3 and key in self._user_text
+        return len(key) >= 3 and self.user.contains(key)
 
     def _remember_passed(self, tool: str, arguments: dict[str, Any]) -> None:
         self.calls_by_tool[tool] = self.calls_by_tool.get(tool, 0) + 1
@@ -184,6 +258,11 @@ class ToolState:
                 if by_arg is None:
                     by_arg = self.passed_by_arg[(tool, name)] = set()
                 by_arg.add(key)
+                if self.served and len(by_arg) > SERVED_REMEMBERED:
+                    forgotten = by_arg.pop()
+                    done.discard((name, forgotten))
+        if self.served and len(lists) > SERVED_REMEMBERED:
+            lists.pop()
 
     def passed_values(self, tool: str, arg: str) -> set[str] | frozenset[str]:
         """The normalized values `tool` was already passed for `arg` (do not modify)."""
@@ -209,7 +288,7 @@ class ToolState:
         key = normalize(value)
         if key is None or len(key) < 3:
             return False
-        return any(key in words for words in self.user_words)
+        return self.user.contains(key)
 
     def newest_holding(self, tool: str, path: str) -> ResultEntry | None:
         """The most recent successful result of `tool` with values at `path`."""
@@ -231,16 +310,29 @@ class ToolState:
         return None
 
     def values_since_write(self) -> set[str]:
+        """Every value held by a result received since the agent's latest write."""
         out: set[str] = set()
         for entry in self.results:
-            if entry.after_write:
+            if entry.position > self.last_write:
                 out.update(entry.index.first_path)
         return out
 
 
-def is_keyish(key: str) -> bool:
-    """A normalized value that looks like a key a person gives: at least 4 characters, a digit."""
-    return len(key) >= 4 and any(ch.isdigit() for ch in key)
+def _husk_index(index: ValueIndex) -> ValueIndex:
+    """What `described_read` reads of a result a call's value points to: its key-like values."""
+    keyish = index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index))
+    return FocusedIndex(keyish=keyish)
+
+
+def _holds_position(tag: Any, view: Any, position: int) -> bool:
+    """A view of several results (`ToolState.views`) that holds the result at `position`."""
+    return isinstance(tag, tuple) and len(tag) > 2 and tag[0] == "p" and position in tag[2:]
+
+
+def _cap(table: dict, size: int) -> None:
+    """Forget the oldest entries of an insertion-ordered table beyond `size`."""
+    while len(table) > size:
+        del table[next(iter(table))]
 
 
 def leaves_in_state(state: ToolState, arguments: dict[str, Any]) -> bool:

@@ -130,7 +130,7 @@ class Walk:
     """The engine's call ids of lookups whose results were another call's stand-ins."""
 
     def __post_init__(self) -> None:
-        self.session = self.engine.session(live_manifest=self.episode.header.manifest)
+        self.session = self.engine.session(live_manifest=self.episode.header.manifest, served=False)
 
     def run(self) -> "Walk":
         """Walk every event of the episode once, in order."""

@@ -23,10 +23,11 @@ want it), then to the newest result and document order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
+from stretto_core.sessions.focus import holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.user_text import find_word
 from stretto_core.sessions.values import normalize
 
 MIN_RECORD_WORD = 4
@@ -47,11 +48,6 @@ class Naming:
         return (self.strength, self.message, -self.position)
 
 
-@lru_cache(maxsize=65536)
-def list_prefix(path: str) -> str | None:
-    """The path of the list a value's record belongs to (`$.flights[*]`), or None."""
-    cut = path.rfind(LIST_MARK)
-    return None if cut < 0 else path[:cut + len(LIST_MARK)]
 
 
 @dataclass(slots=True)
@@ -126,25 +122,12 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
 
 def _find_word(text: str, word: str) -> int:
     """The first place `word` occurs in `text` as a whole word (not inside a longer one), or -1."""
-    start = text.find(word)
-    while start >= 0:
-        end = start + len(word)
-        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
-            return start
-        start = text.find(word, start + 1)
-    return -1
+    return find_word(text, word)
 
 
 def _latest(state: ToolState, word: str, whole: bool) -> tuple[int, int] | None:
     """(message, position) of the latest user message holding `word`, or None."""
-    if word not in state.user_text():
-        return None
-    for m in range(len(state.user_words) - 1, -1, -1):
-        text = state.user_words[m]
-        pos = _find_word(text, word) if whole else text.find(word)
-        if pos >= 0:
-            return m, pos
-    return None
+    return state.user.latest(word, whole)
 
 
 def written(state: ToolState, entry: ResultEntry) -> set[str]:
@@ -158,19 +141,23 @@ def written(state: ToolState, entry: ResultEntry) -> set[str]:
 def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     """(messages read, `written`), brought up to date with the messages since (cached on the
     entry: messages are only ever appended)."""
-    count = len(state.user_words)
+    user = state.user
+    count = user.count
     got = entry.cache.get("said")
     if got is not None and got[0] == count:
         return got
     seen, found = (0, set()) if got is None else got
-    keys = entry.index.first_path
-    messages = state.user_words[seen:count]
-    joined = messages[0] if len(messages) == 1 else "\n".join(messages)
-    # One scan of the new text per value, then each message for the few found (a value may
-    # span two messages in `joined`, never in one).
-    maybe = [k for k in keys if k in joined]
-    for message in messages if maybe else ():
-        found.update([k for k in maybe if k in message])
+    keys = index_keys(entry.index)
+    if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
+        found.update([k for k in keys if user.contains(k)])
+    else:
+        messages = user.since(seen)
+        joined = messages[0] if len(messages) == 1 else "\n".join(messages)
+        # One scan of the new text per value, then each message for the few found (a value may
+        # span two messages in `joined`, never in one).
+        maybe = [k for k in keys if k in joined]
+        for message in messages if maybe else ():
+            found.update([k for k in maybe if k in message])
     got = entry.cache["said"] = (count, found)
     return got
 
@@ -188,12 +175,7 @@ def _word_elements(entry: ResultEntry, prefix: str) -> dict[str, list[tuple[int,
 
 def _any_under(entry: ResultEntry, keys: set[str], prefix: str) -> bool:
     """Some of `keys` is a value of the entry under the list at `prefix` (so may be a record word)."""
-    paths = entry.index.paths
-    for key in keys:
-        for path in paths.get(key, ()):
-            if path.startswith(prefix):
-                return True
-    return False
+    return holds_under(entry.index, keys, prefix)
 
 
 def element_hits(state: ToolState, entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], dict[str, tuple[int, int]]]:

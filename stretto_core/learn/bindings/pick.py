@@ -48,7 +48,8 @@ from typing import Any, Sequence
 
 from stretto_core.learn.bindings.mention import Candidates, Named, candidates, clearest, keys_at, named_view
 from stretto_core.learn.bindings.model import DESCRIBED_READ, MENTIONED, NAMED_OTHER, PLAIN
-from stretto_core.sessions.state import ResultEntry, ToolState, is_keyish
+from stretto_core.sessions.focus import holds_key, keyish_keys
+from stretto_core.sessions.state import ResultEntry, ToolState
 
 _NOTHING: frozenset[str] = frozenset()
 
@@ -306,9 +307,8 @@ def _holds_given(state: ToolState, read: ResultEntry, listing: ResultEntry) -> b
         return cached[1]
     keyish = read.cache.get("keyish")
     if keyish is None:
-        keyish = read.cache["keyish"] = [k for k in read.index.first_path if is_keyish(k)]
-    text = state.user_text()
-    held = listing.index.first_path
-    answer = any((k in state.given or k in text) and k not in held for k in keyish)
+        keyish = read.cache["keyish"] = list(keyish_keys(read.index))
+    user, held = state.user, listing.index
+    answer = any((k in state.given or user.in_text(k)) and not holds_key(held, k) for k in keyish)
     read.cache[tag] = (version, answer)
     return answer

@@ -1,0 +1,205 @@
+"""Which paths of a tool's results a served flow's decisions read, and results indexed on them alone.
+
+A binding reads a result only where one of the flow's sources points (`get_user_details
+$.orders[*]`): the values at the source's path, and, for a path inside a list, every value of
+the same list's elements (record words, record alignment). Everything else a result holds is
+read for one question only: did some result hold this key-like value (`is_keyish`) before the
+agent passed it (`ToolState.given`, the `described_read` class). So a served session indexes
+each result on its focus, and keeps the rest as the set of its key-like values: what a decision
+sees is the same, and a result of a tool that is no source costs a few strings.
+
+The focus of a tool, from the flow's sources of that tool:
+
+    a source path inside a list (`$.flights[*].date`)   every path starting with its list prefix
+                                                        (`$.flights[*]`), as `record_words` reads
+    a source path in no list (`$.user_id`, `$`)          that path
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterable, Iterator
+
+from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
+
+LIST_MARK = "[*]"
+
+MAX_PATHS_CACHED = 65536
+"""A focus remembers its answer for at most this many distinct paths (then starts afresh)."""
+
+
+@lru_cache(maxsize=65536)
+def list_prefix(path: str) -> str | None:
+    """The path of the list a value's record belongs to (`$.flights[*]`), or None."""
+    cut = path.rfind(LIST_MARK)
+    return None if cut < 0 else path[:cut + len(LIST_MARK)]
+
+
+def is_keyish(key: str) -> bool:
+    """A normalized value that looks like a key a person gives: at least 4 characters, a digit."""
+    return len(key) >= 4 and any(ch.isdigit() for ch in key)
+
+
+@dataclass
+class ToolFocus:
+    """The paths of one tool's results that decisions read."""
+
+    exact: frozenset[str]
+    prefixes: tuple[str, ...]
+    _seen: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+
+    def holds(self, path: str) -> bool:
+        got = self._seen.get(path)
+        if got is None:
+            got = path in self.exact or any(path.startswith(p) for p in self.prefixes)
+            if len(self._seen) >= MAX_PATHS_CACHED:
+                self._seen.clear()
+            self._seen[path] = got
+        return got
+
+
+@dataclass
+class Focus:
+    """Per tool, the paths decisions read; a tool without one is read for its key-like values only."""
+
+    tools: dict[str, ToolFocus] = field(default_factory=dict)
+
+    @classmethod
+    def of_sources(cls, sources: Iterable[tuple[str, str]]) -> "Focus":
+        """The focus of a set of sources, each `(tool, path)`."""
+        exact: dict[str, set[str]] = {}
+        prefixes: dict[str, set[str]] = {}
+        for tool, path in sources:
+            prefix = list_prefix(path)
+            if prefix is None:
+                exact.setdefault(tool, set()).add(path)
+            else:
+                prefixes.setdefault(tool, set()).add(prefix)
+        return cls({tool: ToolFocus(frozenset(exact.get(tool, ())), tuple(sorted(prefixes.get(tool, ()))))
+                    for tool in sorted(set(exact) | set(prefixes))})
+
+    def of(self, tool: str) -> ToolFocus | None:
+        return self.tools.get(tool)
+
+
+class Pairs:
+    """The (address, value) pairs at one path, in document order, kept as two lists (a tuple
+    per value would cost more than the value): iterates as `ValueIndex.records`' lists do."""
+
+    __slots__ = ("addresses", "values")
+
+    def __init__(self) -> None:
+        self.addresses: list[tuple[int, ...]] = []
+        self.values: list[Any] = []
+
+    def append(self, pair: tuple[tuple[int, ...], Any]) -> None:
+        self.addresses.append(pair[0])
+        self.values.append(pair[1])
+
+    def __iter__(self) -> Iterator[tuple[tuple[int, ...], Any]]:
+        return zip(self.addresses, self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, i: int) -> tuple[tuple[int, ...], Any]:
+        return self.addresses[i], self.values[i]
+
+
+@dataclass
+class FocusedIndex(ValueIndex):
+    """A `ValueIndex` of the focus paths only, with every key-like value of the whole result.
+
+    It keeps `records`, `by_path` and `keys`; `first_path` and `paths` stay empty (a served
+    decision asks of them only which keys the result holds, `index_keys`, and where, which
+    `keys` answers), and so does the memory of a key per path.
+    """
+
+    keyish: frozenset[str] = frozenset()
+    all_keys: tuple[str, ...] = ()
+    """Every key at the focus paths, each once."""
+
+
+def index_keys(index: ValueIndex) -> Iterable[str]:
+    """Every key the index holds (`first_path`'s keys)."""
+    return index.all_keys if isinstance(index, FocusedIndex) else index.first_path
+
+
+def keyish_keys(index: ValueIndex) -> Iterable[str]:
+    """The key-like values a result holds, at any path."""
+    if isinstance(index, FocusedIndex):
+        return index.keyish
+    return [k for k in index.first_path if is_keyish(k)]
+
+
+def holds_key(index: ValueIndex, key: str) -> bool:
+    """The result holds `key`, a key-like value, at some path."""
+    return key in index.keyish if isinstance(index, FocusedIndex) else key in index.first_path
+
+
+def holds_under(index: ValueIndex, keys: Iterable[str], prefix: str) -> bool:
+    """Some of `keys` is held at a path starting with `prefix`."""
+    if isinstance(index, FocusedIndex):
+        wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
+        return any(path.startswith(prefix) and not wanted.isdisjoint(held) for path, held in index.keys.items())
+    paths = index.paths
+    for key in keys:
+        for path in paths.get(key, ()):
+            if path.startswith(prefix):
+                return True
+    return False
+
+
+def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedIndex:
+    """`index_result` on the focus paths only (none when `focus` is None), and the key-like values
+    of every path. On the focus paths, `records`, `by_path` and `keys` are `index_result`'s."""
+    idx = FocusedIndex()
+    records = idx.records
+    at: dict[str, tuple[Pairs, dict[Any, str]]] = {}
+    unhashable: set[str] = set()
+    keyish: set[str] = set()
+    every: dict[str, None] = {}
+    holds = focus.holds if focus is not None else None
+    for path, address, value in leaves_addressed(parse_result(text, parsed)):
+        kind = type(value)
+        if kind is str:
+            key = value.strip()
+            if not key:
+                continue
+            key = key.casefold()
+            if key == value:
+                key = value  # one string, not two
+        elif kind is int:
+            key = str(value)
+        else:
+            key = normalize(value)
+            if key is None:
+                continue
+        if len(key) >= 4 and any(map(str.isdigit, key)):
+            keyish.add(key)
+        if holds is None or not holds(path):
+            continue
+        slot = at.get(path)
+        if slot is None:
+            slot = at[path] = (Pairs(), {})
+            records[path] = slot[0]  # type: ignore[assignment]
+        slot[0].addresses.append(address)
+        slot[0].values.append(value)
+        try:
+            slot[1].setdefault(value, key)
+        except TypeError:
+            unhashable.add(path)
+        every[key] = None
+    for path, (record, values) in at.items():
+        if path in unhashable:
+            bucket: list[Any] = []
+            for _address, value in record:
+                if value not in bucket:
+                    bucket.append(value)
+            idx.by_path[path], idx.keys[path] = bucket, [normalize(v) or "" for v in bucket]
+        else:
+            idx.by_path[path], idx.keys[path] = list(values), list(values.values())
+    idx.keyish = frozenset(keyish)
+    idx.all_keys = tuple(every)
+    return idx
