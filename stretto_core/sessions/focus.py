@@ -17,6 +17,7 @@ The focus of a tool, from the flow's sources of that tool:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
@@ -24,6 +25,8 @@ from typing import Any, Iterable, Iterator
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
 LIST_MARK = "[*]"
+
+_ASCII_DIGIT = re.compile("[0-9]")
 
 MAX_PATHS_CACHED = 65536
 """A focus remembers its answer for at most this many distinct paths (then starts afresh)."""
@@ -160,6 +163,7 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     unhashable: set[str] = set()
     keyish: set[str] = set()
     every: dict[str, None] = {}
+    seen: dict[str, bool] = {}
     holds = focus.holds if focus is not None else None
     for path, address, value in leaves_addressed(parse_result(text, parsed)):
         kind = type(value)
@@ -176,9 +180,12 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             key = normalize(value)
             if key is None:
                 continue
-        if len(key) >= 4 and any(map(str.isdigit, key)):
-            keyish.add(key)
-        if holds is None or not holds(path):
+        if len(key) >= 4 and (_ASCII_DIGIT.search(key) if key.isascii() else any(map(str.isdigit, key))):
+            keyish.add(key)  # `is_keyish`: an ASCII key's only digits are 0-9
+        kept = seen.get(path)
+        if kept is None:
+            kept = seen[path] = holds is not None and holds(path)
+        if not kept:
             continue
         slot = at.get(path)
         if slot is None:

@@ -59,9 +59,14 @@ LOOK_BACK = 8
 SERVED_USER_TEXT = 64 * 1024
 """A served state keeps the newest this many characters of what the user said (whole messages)."""
 
-SERVED_REMEMBERED = 4096
-"""A served state remembers at most this many calls made since the last write, and values passed
-per tool and argument (the oldest are forgotten first)."""
+SERVED_REMEMBERED = 1024
+"""A served state remembers at most this many calls made since the last write, values passed per
+tool and argument, and lists passed per tool (beyond, some are forgotten)."""
+
+SERVED_SEEN = 4096
+"""A served state remembers at most this many key-like values results held, values given before
+any result held them, and results that calls passing a value returned (beyond, some are
+forgotten; the oldest results first)."""
 
 
 @dataclass
@@ -71,8 +76,9 @@ class ToolState:
     A served state (`served=True`) keeps only what a decision can use, so its memory is bounded
     whatever the session's length: each tool's newest `look_back` successful results, indexed
     on the flow's `focus` (and their key-like values), no list of every result (`results` stays
-    empty), the newest `SERVED_USER_TEXT` characters the user said, and at most
-    `SERVED_REMEMBERED` calls made since the last write and values passed per argument.
+    empty), the newest `SERVED_USER_TEXT` characters the user said, at most `SERVED_REMEMBERED`
+    calls made since the last write and values passed per argument, and at most `SERVED_SEEN`
+    key-like values seen or given and results of calls passing a value.
     Its decisions are those of the full state as long as the session stays within those bounds.
     Learning and replay keep the full state (they ask where any earlier value came from).
     """
@@ -143,6 +149,8 @@ class ToolState:
             key = normalize(leaf)
             if key is not None and key not in self.seen_values and is_keyish(key):
                 self.given.add(key)
+                if self.served:
+                    _trim(self.given, SERVED_SEEN)
         self._remember_passed(tool, arguments)
         if self.manifest.is_read(tool):
             return
@@ -214,6 +222,7 @@ class ToolState:
             if len(window) > self.look_back:
                 self._forget(window.pop(0))
             self.seen_values.update(keyish_keys(entry.index))
+            _trim(self.seen_values, SERVED_SEEN)
         husk: ResultEntry | None = None
         for name, value in entry.arguments.items():
             key = normalize(value)
@@ -223,7 +232,7 @@ class ToolState:
                                        _husk_index(entry.index), entry.by_agent, origin=entry.origin)
                 self.result_for.pop((entry.tool, name, key), None)
                 self.result_for[(entry.tool, name, key)] = husk
-        _cap(self.result_for, SERVED_REMEMBERED * 4)
+        _cap(self.result_for, SERVED_SEEN)
 
     def _forget(self, entry: ResultEntry) -> None:
         """A result left its tool's window: drop the views of several results that hold it."""
@@ -327,6 +336,12 @@ def _husk_index(index: ValueIndex) -> ValueIndex:
 def _holds_position(tag: Any, view: Any, position: int) -> bool:
     """A view of several results (`ToolState.views`) that holds the result at `position`."""
     return isinstance(tag, tuple) and len(tag) > 2 and tag[0] == "p" and position in tag[2:]
+
+
+def _trim(values: set, size: int) -> None:
+    """Forget some values of a set beyond `size`."""
+    while len(values) > size:
+        values.pop()
 
 
 def _cap(table: dict, size: int) -> None:

@@ -10,8 +10,8 @@ new result: a decision then slows down as the session grows.
 - a trigram filter, once the user said more than `FILTER_FROM` characters: one bit per hashed
   three-character piece of any message. A value with a piece no message has is in no message
   (most values of a result are in none), so only values that pass the filter are searched for;
-  the filter grows with the text and keeps about one bit in eight set, so a value of 10
-  characters passes it falsely about once in 10⁷;
+  the filter grows with the text and keeps at most a quarter of its bits set (about one in
+  sixteen after it grows), so a value of 6 characters passes it falsely at most once in 250;
 - a cache of `latest` answers, brought up to date by reading only the messages since.
 
 A served session may keep only the newest `limit` characters (whole messages; `None` keeps all):
@@ -49,17 +49,16 @@ def find_word(text: str, word: str) -> int:
 class UserText:
     """The user's messages (case-folded), numbered from 0 in the order said."""
 
-    __slots__ = ("messages", "dropped", "text", "limit", "_chars", "_bits", "_mask", "_grams", "_latest")
+    __slots__ = ("_starts", "dropped", "text", "limit", "_bits", "_mask", "_grams", "_latest")
 
     def __init__(self, limit: int | None = None) -> None:
-        self.messages: list[str] = []
-        """The messages kept, oldest first (`messages[i]` is message number `dropped + i`)."""
+        self._starts: list[int] = []
+        """Where each kept message starts in `text` (they are kept once, there)."""
         self.dropped = 0
         """Messages dropped from the front to keep within `limit`."""
         self.text = ""
         """The messages kept, one a line."""
         self.limit = limit
-        self._chars = 0
         self._bits: bytearray | None = None
         self._mask = 0
         self._grams = 0
@@ -68,21 +67,34 @@ class UserText:
     @property
     def count(self) -> int:
         """Messages said so far (kept or dropped)."""
-        return self.dropped + len(self.messages)
+        return self.dropped + len(self._starts)
+
+    @property
+    def messages(self) -> list[str]:
+        """The messages kept, oldest first (`messages[i]` is message number `dropped + i`)."""
+        return [self._message(i) for i in range(len(self._starts))]
+
+    def _message(self, i: int) -> str:
+        starts = self._starts
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(self.text)
+        return self.text[starts[i]:end]
 
     def add(self, text: str) -> None:
         """One more message (already case-folded)."""
-        self.messages.append(text)
-        self.text = text if len(self.messages) == 1 else self.text + "\n" + text
-        self._chars += len(text) + 1
-        if self.limit is not None and self._chars > self.limit and len(self.messages) > 1:
+        if self._starts:
+            self._starts.append(len(self.text) + 1)
+            self.text = self.text + "\n" + text
+        else:
+            self._starts.append(0)
+            self.text = text
+        if self.limit is not None and len(self.text) > self.limit and len(self._starts) > 1:
             self._drop()
             return
         self._remember(text)
 
     def since(self, number: int) -> list[str]:
         """The kept messages numbered `number` and later."""
-        return self.messages[max(0, number - self.dropped):]
+        return [self._message(i) for i in range(max(0, number - self.dropped), len(self._starts))]
 
     def maybe(self, key: str) -> bool:
         """False when `key` (without a line break) is surely in no message; True when it may be."""
@@ -129,7 +141,7 @@ class UserText:
 
     def _search(self, word: str, whole: bool, first: int) -> tuple[int, int] | None:
         """The latest place of `word` among the messages numbered `first` and later."""
-        if not self.contains(word):
+        if first <= self.dropped and not self.contains(word):  # all of them: ask the filter first
             return None
         for number, message in self._newest_first(first):
             pos = find_word(message, word) if whole else message.find(word)
@@ -139,47 +151,58 @@ class UserText:
 
     def _newest_first(self, first: int) -> Iterator[tuple[int, str]]:
         base = self.dropped
-        for i in range(len(self.messages) - 1, max(0, first - base) - 1, -1):
-            yield base + i, self.messages[i]
+        for i in range(len(self._starts) - 1, max(0, first - base) - 1, -1):
+            yield base + i, self._message(i)
 
     # -- the filter ------------------------------------------------------------------------------
     def _remember(self, text: str) -> None:
-        self._grams += max(0, len(text) - GRAM + 1)
         if self._bits is None:
             if len(self.text) >= FILTER_FROM:
                 self._rebuild()
-        elif self._grams * 8 > self._mask + 1:
+            return
+        self._grams += self._set(_pieces(text))
+        if self._grams * 4 > self._mask + 1:  # over a quarter of the bits set: grow
             self._rebuild()
-        else:
-            self._set(text)
 
-    def _set(self, text: str) -> None:
+    def _set(self, pieces: set[int]) -> int:
+        """Set the bits of hashed pieces; returns how many were not set yet."""
         bits, mask = self._bits, self._mask
         assert bits is not None
-        for i in range(len(text) - GRAM + 1):
-            h = hash(text[i:i + GRAM]) & mask
-            bits[h >> 3] |= 1 << (h & 7)
+        new = 0
+        for h in pieces:
+            h &= mask
+            byte, bit = h >> 3, 1 << (h & 7)
+            if not bits[byte] & bit:
+                bits[byte] |= bit
+                new += 1
+        return new
 
     def _rebuild(self) -> None:
+        pieces = _pieces(self.text)  # pieces across a line break too: more bits set, never fewer
         size = MIN_FILTER_BITS
-        while size < self._grams * 8:
+        while size < len(pieces) * 16:  # about one bit in sixteen set, room to grow fourfold
             size *= 2
         self._bits = bytearray(size // 8)
         self._mask = size - 1
-        for message in self.messages:
-            self._set(message)
+        self._grams = self._set(pieces)
 
     def _drop(self) -> None:
         """Drop the oldest messages until the kept text is at most half the limit (the newest
         message always stays), then refill the filter from what is kept."""
         assert self.limit is not None
-        while len(self.messages) > 1 and self._chars > self.limit // 2:
-            gone = self.messages.pop(0)
-            self._chars -= len(gone) + 1
-            self.dropped += 1
-        self.text = "\n".join(self.messages)
-        self._grams = sum(max(0, len(m) - GRAM + 1) for m in self.messages)
+        starts, keep = self._starts, 0
+        while keep < len(starts) - 1 and len(self.text) - starts[keep] > self.limit // 2:
+            keep += 1
+        cut = starts[keep]
+        self.text = self.text[cut:]
+        self._starts = [start - cut for start in starts[keep:]]
+        self.dropped += keep
         if len(self.text) >= FILTER_FROM:
             self._rebuild()
         else:
             self._bits = None
+
+
+def _pieces(text: str) -> set[int]:
+    """The hashes of every three-character piece of `text`."""
+    return {hash(text[i:i + GRAM]) for i in range(len(text) - GRAM + 1)}

@@ -1,0 +1,124 @@
+"""A served session keeps only what a decision can use, and decides as the full state does."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from stretto_core.evaluate.scripted import fixture_flow, load_fixture_episodes
+from stretto_core.serve.engine import KEPT_HISTORY, Engine, EngineConfig
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.focus import Focus, index_focused
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.state import call_key
+from stretto_core.sessions.user_text import UserText, find_word
+from stretto_core.sessions.values import index_result
+
+
+def recorded(session: Session) -> dict[str, tuple[str, bool]]:
+    calls = {c.call_id: c for e in session.events if isinstance(e, LLMTurn) for c in e.calls}
+    out: dict[str, tuple[str, bool]] = {}
+    for e in session.events:
+        if isinstance(e, ToolResult) and e.call_id in calls:
+            out.setdefault(call_key(calls[e.call_id].tool, calls[e.call_id].arguments), (e.content, e.error))
+    return out
+
+
+def serve(engine: Engine, events, known, served: bool):
+    es = engine.session(served=served)
+    agent = {c.call_id for e in events if isinstance(e, LLMTurn) for c in e.calls}
+    made = []
+    for event in events:
+        es.observe(event)
+        if isinstance(event, ToolResult) and event.call_id in agent:
+            made += [(lk.tool, lk.arguments, lk.score) for lk in
+                     es.run_lookups(event.call_id, lambda t, a: known.get(call_key(t, a), ("{}", False)))]
+    return es, made
+
+
+def one_after_another(sessions: list[Session], times: int):
+    """The sessions played in one long session, call ids kept apart."""
+    events, known = [], {}
+    for k in range(times):
+        s = sessions[k % len(sessions)]
+        known.update(recorded(s))
+        for e in s.events:
+            if isinstance(e, (LLMTurn, UserMessage)):
+                e = e.model_copy(update={"calls": [c.model_copy(update={"call_id": f"{k}-{c.call_id}"}) for c in e.calls]})
+            elif isinstance(e, ToolResult):
+                e = e.model_copy(update={"call_id": f"{k}-{e.call_id}"})
+            events.append(e)
+    return events, known
+
+
+@pytest.fixture(scope="module")
+def retail():
+    engine = Engine(FlowRuntime(fixture_flow("tau2/retail")), EngineConfig(per_session=10 ** 6))
+    return engine, load_fixture_episodes("tau2/retail", split="test")
+
+
+def test_a_served_session_makes_the_lookups_the_full_state_makes(retail):
+    engine, sessions = retail
+    made = 0
+    for s in sessions:
+        known = recorded(s)
+        served = serve(engine, s.events, known, True)[1]
+        assert served == serve(engine, s.events, known, False)[1]
+        made += len(served)
+    assert made > 0
+
+
+def test_a_long_served_session_keeps_each_tools_newest_results_and_the_last_steps(retail):
+    engine, sessions = retail
+    events, known = one_after_another(sessions, 12)
+    es, served = serve(engine, events, known, True)
+    full, made = serve(engine, events, known, False)
+    assert served == made and served
+    state = es.state
+    assert state.results == [] and len(full.state.results) > 3 * state.look_back
+    assert max(len(w) for w in state.ok_results.values()) == state.look_back
+    assert max(len(w) for w in full.state.ok_results.values()) > state.look_back
+    assert len(es.history) <= 2 * KEPT_HISTORY < len(full.history)
+    assert all(position in {e.position for w in state.ok_results.values() for e in w}
+               for tag in state.views if isinstance(tag, tuple) and tag[0] == "p" for position in tag[2:])
+
+
+def test_a_focused_index_holds_what_the_full_index_holds_at_the_focus_paths():
+    text = ('{"user_id": "mia_1", "orders": ["#W123", "#W456"], "address": {"zip": "80202"}, '
+            '"items": [{"name": "Blue Lamp", "item_id": "1001"}, {"name": "Red Chair", "item_id": "1002"}]}')
+    focus = Focus.of_sources([("t", "$.items[*].item_id"), ("t", "$.user_id")]).of("t")
+    full, focused = index_result(text), index_focused(text, None, focus)
+    assert set(focused.by_path) == {"$.items[*].item_id", "$.items[*].name", "$.items[*].*~", "$.user_id"}
+    for path in focused.by_path:
+        assert focused.by_path[path] == full.by_path[path] and focused.keys[path] == full.keys[path]
+        assert list(focused.records[path]) == full.records[path]
+    assert focused.keyish == {"mia_1", "80202", "#w123", "#w456", "1001", "1002"}
+    assert index_focused(text, None, None).by_path == {}
+
+
+def naive_latest(messages: list[str], base: int, word: str, whole: bool):
+    for j in range(len(messages) - 1, -1, -1):
+        pos = find_word(messages[j], word) if whole else messages[j].find(word)
+        if pos >= 0:
+            return base + j, pos
+    return None
+
+
+@pytest.mark.parametrize("limit", [None, 600])
+def test_the_users_text_answers_as_a_scan_of_every_message_kept(limit):
+    rng = random.Random(7)
+    words = ["order", "#w1234", "laptop", "blue", "x\ny", "zip 80202", "ünïcode", "mia"]
+    text, said = UserText(limit), []
+    for _ in range(400):
+        message = " ".join(rng.choice(words) + str(rng.randint(0, 40)) for _ in range(rng.randint(1, 9)))
+        text.add(message)
+        said.append(message)
+        kept = said[text.dropped:]
+        assert text.messages == kept and text.count == len(said)
+        for probe in words + ["lap", "absent value", "er #w", "blue\nx", "mia7", "1 b"]:
+            assert text.contains(probe) == any(probe in m for m in kept)
+            assert text.in_text(probe) == (probe in "\n".join(kept))
+            for whole in (True, False):
+                assert text.latest(probe, whole) == naive_latest(kept, text.dropped, probe, whole)
+    assert (text.dropped > 0) == (limit is not None)
