@@ -1,0 +1,224 @@
+"""Memory per served session, and decision time against the session's length (issue 14).
+
+Learns a flow per τ² domain from the train split in STRETTO_DATA, then serves
+
+- every test-split session (typical sessions), keeping all of them alive, and measures the
+  memory they hold (tracemalloc, after a garbage collection) per session;
+- long sessions: about 10, 100 and 1,000 tool results of retail test sessions played one after
+  another in one session (each with its own user messages), then the same probe (the first
+  `PROBE` test sessions, about 110 tool results); it measures the session's memory at its end,
+  and, on the probe, the CPU time of each step of Algorithm 1 (a result observed, the agent's or
+  a lookup's, and the decision after it; lookups answered from the record): the same work,
+  after 10, 100 or 1,000 results.
+
+Each is run twice in one process: as a served session (`Engine.session()`: the bounded state)
+and with the full state (`served=False`, what replay keeps), and the decisions of the two must
+be the same. The per-session lookup budget is lifted so that decisions are made all along.
+On a checkout without the bounded state both runs are the full state (to measure "before").
+
+    python benchmarks/serving_memory.py [--out bench-out/serving_memory.json] [--lengths 10 100 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import inspect
+import json
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from decision_latency import percentile, recorded_results
+
+from stretto_core.flow.ir import learn
+from stretto_core.paths import data_root
+from stretto_core.serve.engine import Engine, EngineConfig
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.model import Event, LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.state import call_key
+from stretto_core.sessions.store import load_sessions
+
+HAS_SERVED = "served" in inspect.signature(Engine.session).parameters
+
+
+def new_session(engine: Engine, served: bool):
+    return engine.session(served=served) if HAS_SERVED else engine.session()
+
+
+def play(engine: Engine, events: list[Event], known: dict, served: bool, timed: bool = False):
+    """Serve `events` (lookups answered from the record); returns the session, its lookups, and
+    per step of Algorithm 1 after an agent's tool result (tool results held so far, CPU seconds
+    of observing a result, the agent's or a lookup's, and of the decision after it)."""
+    es = new_session(engine, served)
+    agent_calls = {c.call_id for e in events if isinstance(e, LLMTurn) for c in e.calls}
+    made: list[tuple[str, str, float]] = []
+    times: list[tuple[int, float, float]] = []
+    held = 0
+    clock = time.process_time
+
+    def step(observe):
+        t0 = clock()
+        observe()
+        t1 = clock()
+        decision = es.decide()
+        if timed:
+            times.append((held, t1 - t0, clock() - t1))
+        return decision
+
+    for event in events:
+        if not (isinstance(event, ToolResult) and event.call_id in agent_calls):
+            es.observe(event)
+            continue
+        held += 1
+        decision = step(lambda: es.observe(event))
+        while decision is not None:
+            content, error = known.get(call_key(decision.tool, decision.arguments), ("{}", False))
+            lookup = None
+
+            def absorb() -> None:
+                nonlocal lookup
+                lookup = es.add_lookup(decision, content, error, event.call_id)
+            decision = step(absorb)
+            made.append((lookup.tool, call_key(lookup.tool, lookup.arguments), round(lookup.score or 0.0, 9)))
+    return es, made, times
+
+
+PROBE = 8
+"""The long sessions end on the same retail test sessions (the probe), so that each length times the same work."""
+
+
+def long_session(test: list[Session], results: int) -> tuple[list[Event], dict, int]:
+    """Test sessions played one after another until `results` agent tool results, then the probe
+    (the first `PROBE` test sessions); call ids kept apart. Returns the events, the recorded
+    results, and the number of tool results before the probe."""
+    out: list[Event] = []
+    known: dict = {}
+    count = 0
+    plan = [test[PROBE + k % (len(test) - PROBE)] for k in range(10 ** 6)]
+
+    def add(k: int, session: Session) -> None:
+        known.update(recorded_results(session))
+        for e in session.events:
+            if isinstance(e, (LLMTurn, UserMessage)):
+                e = e.model_copy(update={"calls": [c.model_copy(update={"call_id": f"{k}-{c.call_id}"})
+                                                   for c in e.calls]})
+            elif isinstance(e, ToolResult):
+                e = e.model_copy(update={"call_id": f"{k}-{e.call_id}"})
+            out.append(e)
+
+    k = 0
+    while count < results:
+        add(k, plan[k])
+        count += sum(isinstance(e, ToolResult) for e in plan[k].events)
+        k += 1
+    for j, session in enumerate(test[:PROBE]):
+        add(k + j, session)
+    return out, known, count
+
+
+def held_bytes(build) -> tuple[int, object]:
+    """Bytes still allocated after `build()` returns what it keeps (after a collection)."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = build()
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return after - before, kept
+
+
+def typical(engines: dict, tests: dict, served: bool) -> dict:
+    """Memory per session over every test session of each domain, all kept alive."""
+    rows = {}
+    for domain, engine in engines.items():
+        test = tests[domain]
+        for s in test:  # warm the flow's caches first, so they are not counted
+            play(engine, s.events, recorded_results(s), served)
+        size, kept = held_bytes(lambda: [play(engine, s.events, recorded_results(s), served)[0] for s in test])
+        rows[domain] = {"sessions": len(test), "kb_per_session": size / len(test) / 1024}
+        del kept
+    return rows
+
+
+def lengths_run(engine: Engine, test: list[Session], lengths: list[int], served: bool) -> list[dict]:
+    rows = []
+    for n in lengths:
+        events, known, before = long_session(test, n)
+        play(engine, events, known, served)  # warm
+        size, kept = held_bytes(lambda: play(engine, events, known, served)[0])
+        del kept
+        _, made, times = play(engine, events, known, served, timed=True)
+        tail = [t for t in times if t[0] > before]  # the probe
+        pair = [o + d for _, o, d in tail]
+        rows.append({"results": n, "results_before_probe": before, "probe_results": len(tail),
+                     "kb": size / 1024, "lookups": len(made),
+                     "pair_p50_ms": 1e3 * percentile(pair, 0.5), "pair_p99_ms": 1e3 * percentile(pair, 0.99),
+                     "observe_mean_ms": 1e3 * statistics.fmean(o for _, o, _ in tail),
+                     "decide_mean_ms": 1e3 * statistics.fmean(d for _, _, d in tail),
+                     "decide_p99_ms": 1e3 * percentile([d for _, _, d in tail], 0.99)})
+    return rows
+
+
+def same_decisions(engines: dict, tests: dict, test: list[Session], lengths: list[int]) -> int:
+    """Lookups compared between the served and the full state (raises on a difference)."""
+    compared = 0
+    for domain, engine in engines.items():
+        for s in tests[domain]:
+            a = play(engine, s.events, recorded_results(s), True)[1]
+            b = play(engine, s.events, recorded_results(s), False)[1]
+            if a != b:
+                raise SystemExit(f"served and full states decide differently on {s.header.session_id}")
+            compared += len(a)
+    for n in lengths:
+        events, known, _ = long_session(test, n)
+        a, b = play(engines["retail"], events, known, True)[1], play(engines["retail"], events, known, False)[1]
+        if a != b:
+            raise SystemExit(f"served and full states decide differently on the {n}-result session")
+        compared += len(a)
+    return compared
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="bench-out/serving_memory.json")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 100, 1000])
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        ingest_files("tau2", [data_root() / "tau2" / "trajectories"], Path(tmp))
+        sessions = load_sessions([Path(tmp)])
+    engines, tests = {}, {}
+    for domain in ("airline", "retail", "telecom"):
+        app = f"tau2/{domain}"
+        train = [s for s in sessions if s.header.app == app and split_of(s.header) == "train"]
+        tests[domain] = [s for s in sessions if s.header.app == app and split_of(s.header) == "test"]
+        engines[domain] = Engine(FlowRuntime(learn(train)), EngineConfig(per_session=10 ** 9))
+    summary: dict = {"bounded_state": HAS_SERVED, "python": sys.version.split()[0]}
+    for name, served in (("served", True), ("full", False)):
+        summary[name] = {"typical": typical(engines, tests, served),
+                         "by_length": lengths_run(engines["retail"], tests["retail"], args.lengths, served)}
+    summary["lookups_compared"] = same_decisions(engines, tests, tests["retail"], args.lengths) if HAS_SERVED else 0
+    for name in ("served", "full"):
+        part = summary[name]
+        typical_kb = ", ".join(f"{d} {r['kb_per_session']:.1f}" for d, r in part["typical"].items())
+        print(f"{name}: KB per τ² test session: {typical_kb}")
+        print(f"  {'results':>7} {'KB':>9} {'lookups':>8} {'pair p50':>9} {'pair p99':>9} {'obs mean':>9} {'dec p99':>8}  (ms, CPU)")
+        for r in part["by_length"]:
+            print(f"  {r['results']:7d} {r['kb']:9.1f} {r['lookups']:8d} {r['pair_p50_ms']:9.3f} {r['pair_p99_ms']:9.3f} "
+                  f"{r['observe_mean_ms']:9.3f} {r['decide_p99_ms']:8.3f}")
+    print(f"served and full states made the same {summary['lookups_compared']} lookups")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
