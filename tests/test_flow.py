@@ -49,6 +49,29 @@ def test_learning_two_halves_and_merging_equals_learning_at_once(retail_train, t
         assert merged.to_json() == at_once.to_json()
 
 
+def test_flows_of_different_apps_merge_to_the_same_bytes_in_either_order(retail_train, travel) -> None:
+    retail, agentdojo = learn(retail_train), learn(travel)
+    assert retail.manifest.app != agentdojo.manifest.app
+    one, other = merge(retail, agentdojo), merge(agentdojo, retail)
+    assert one.to_json() == other.to_json()
+    assert one.manifest.app == min(retail.manifest.app, agentdojo.manifest.app)
+    assert learn(list(travel) + list(retail_train)).to_json() == one.to_json()
+
+
+def test_a_tool_whose_sessions_disagree_on_its_contract_merges_the_same_in_any_order() -> None:
+    from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
+
+    bare = ToolManifest(app="b", tools={"t": ToolSpec(kind=ToolKind.read)})
+    pinned = ToolManifest(app="a", tools={"t": ToolSpec(kind=ToolKind.read, contract=InputContract(args={"x": "string"}))})
+    other = ToolManifest(tools={"t": ToolSpec(kind=ToolKind.write, contract=InputContract(args={"y": "string"}))})
+    orders = [(bare, pinned, other), (other, bare, pinned), (pinned, other, bare)]
+    unions = {m1.union(m2).union(m3).model_dump_json() for m1, m2, m3 in orders}
+    assert len(unions) == 1
+    union = bare.union(pinned).union(other)
+    assert union.app == "a" and union.tools["t"].kind is ToolKind.write
+    assert union.tools["t"].contract == InputContract(args={"x": "string"})
+
+
 @full_data
 def test_a_prior_enters_with_the_weight_asked_for(retail_train) -> None:
     own, others = retail_train[:10], retail_train[10:]

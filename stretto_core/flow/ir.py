@@ -167,13 +167,14 @@ def _pin_contracts(manifest: ToolManifest, contracts: ContractCounts) -> dict[st
 
 
 def manifest_of_sessions(sessions: Iterable[Session], override: ToolManifest | None = None) -> ToolManifest:
-    """The tool kinds learning uses: `override` when given, else the union of the sessions' own."""
+    """The tool kinds learning uses: `override` when given, else the union of the sessions' own
+    (`ToolManifest.union`: the same in any order of the sessions)."""
     if override is not None:
         return override
     merged: ToolManifest | None = None
     for s in sessions:
         if s.header.manifest is not None:
-            merged = s.header.manifest if merged is None else merged.merged(s.header.manifest)
+            merged = s.header.manifest if merged is None else merged.union(s.header.manifest)
     if merged is None:
         raise StrettoError("no tool manifest: the sessions carry none; pass --manifest FILE")
     return merged
@@ -234,7 +235,7 @@ def _add(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
     sources = _merge_sources(list(a.provenance.sources) + [
         s.model_copy(update={"weight": s.weight * weight}) for s in b.provenance.sources])
     thresholds = {**b.thresholds, **a.thresholds}
-    return Flow(provenance=Provenance(sources=sources), manifest=a.manifest.merged(b.manifest),
+    return Flow(provenance=Provenance(sources=sources), manifest=a.manifest.union(b.manifest),
                 features=a.features, counts=counts.to_model(), bindings=a.bindings.merged(b.bindings, weight),
                 contracts=contracts, thresholds=thresholds)
 

@@ -87,6 +87,25 @@ class ToolManifest(BaseModel):
                 tools[name] = mine.model_copy(update={"kind": _safer(mine.kind, spec.kind)})
         return ToolManifest(app=self.app or other.app, tools=tools)
 
+    def union(self, other: "ToolManifest") -> "ToolManifest":
+        """Both manifests as one, whatever their order (`merged` keeps this one's app and specs).
+
+        Commutative and associative, so flows and shards of sessions merge to the same manifest in
+        any order: the app is the first of both in sorted order; a tool in both takes the safer
+        kind, and the contract and description of the spec that has a contract (of two, the one
+        whose JSON sorts first).
+        """
+        tools = dict(self.tools)
+        for name, spec in other.tools.items():
+            mine = tools.get(name)
+            if mine is None or mine == spec:
+                tools[name] = spec if mine is None else mine
+                continue
+            base = min(mine, spec, key=_spec_rank)
+            tools[name] = base.model_copy(update={"kind": _safer(mine.kind, spec.kind)})
+        apps = [a for a in (self.app, other.app) if a is not None]
+        return ToolManifest(app=min(apps) if apps else None, tools=tools)
+
     @classmethod
     def declare(cls, app: str | None = None, *, reads: Iterable[str] = (),
                 writes: Iterable[str] = (), generic: Iterable[str] = ()) -> "ToolManifest":
@@ -96,6 +115,11 @@ class ToolManifest(BaseModel):
             for n in names:  # a name declared twice keeps the safer kind: writes are declared last
                 tools[n] = ToolSpec(kind=kind)
         return cls(app=app, tools=tools)
+
+
+def _spec_rank(spec: ToolSpec) -> tuple[bool, str]:
+    """Specs with a contract first, then by their JSON (the kind aside: it is decided apart)."""
+    return (spec.contract is None, json.dumps(spec.model_dump(mode="json", exclude={"kind"}), sort_keys=True))
 
 
 def _safer(a: ToolKind, b: ToolKind) -> ToolKind:
