@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, Sequence, Sized
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -180,26 +180,56 @@ def manifest_of_sessions(sessions: Iterable[Session], override: ToolManifest | N
     return merged
 
 
-def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weight: float = 1.0,
+class SessionCounter:
+    """Counts sessions into a flow one at a time, holding none of them: the counts, and the
+    provenance's sets (agents, harnesses, apps)."""
+
+    def __init__(self, manifest: ToolManifest, *, weight: float = 1.0, features: FeatureMap | None = None,
+                 constants: bool = False, role: Literal["data", "prior"] = "data",
+                 binding_options: BindingOptions = DEFAULT_OPTIONS) -> None:
+        self.manifest, self.weight, self.features, self.role = manifest, weight, features, role
+        self.constants, self.binding_options = constants, binding_options
+        self.counts = Counts()
+        self.bindings = BindingCounts(constants=constants)
+        self.contracts = ContractCounts()
+        self.sessions = 0
+        self.agents: set[str] = set()
+        self.harnesses: set[str] = set()
+        self.apps: set[str] = set()
+
+    def add(self, s: Session) -> None:
+        """Count one session."""
+        symbols, actions = session_symbols(s, self.features)
+        self.counts.add(symbols, actions, self.manifest.is_write, self.weight)
+        add_session(self.bindings, s, self.manifest, self.weight, self.constants, self.binding_options)
+        for call in s.agent_calls():
+            self.contracts.add_call(call.tool, call.arguments, self.weight)
+        self.sessions += 1
+        self.agents.add(s.header.agent_model or "unknown")
+        self.harnesses.add(s.header.harness)
+        self.apps.add(s.header.app or "unknown")
+
+    def flow(self) -> Flow:
+        """The sessions counted so far, as an underived flow."""
+        source = FlowSource(role=self.role, sessions=self.sessions, weight=self.weight,
+                            agents=sorted(self.agents), harnesses=sorted(self.harnesses), apps=sorted(self.apps))
+        return Flow(provenance=Provenance(sources=[source]), manifest=self.manifest, features=self.features,
+                    counts=self.counts.to_model(), bindings=self.bindings, contracts=self.contracts)
+
+
+def count_sessions(sessions: Iterable[Session], manifest: ToolManifest, *, weight: float = 1.0,
                    features: FeatureMap | None = None, constants: bool = False,
                    role: Literal["data", "prior"] = "data",
                    binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
-    """Count sessions into a flow (underived). Weight multiplies every count (a power prior)."""
-    counts = Counts()
-    bindings = BindingCounts(constants=constants)
-    contracts = ContractCounts()
-    for s in track(sessions, "learn", total=len(sessions), unit="session"):
-        symbols, actions = session_symbols(s, features)
-        counts.add(symbols, actions, manifest.is_write, weight)
-        add_session(bindings, s, manifest, weight, constants, binding_options)
-        for call in s.agent_calls():
-            contracts.add_call(call.tool, call.arguments, weight)
-    source = FlowSource(role=role, sessions=len(sessions), weight=weight,
-                        agents=sorted({s.header.agent_model or "unknown" for s in sessions}),
-                        harnesses=sorted({s.header.harness for s in sessions}),
-                        apps=sorted({s.header.app or "unknown" for s in sessions}))
-    return Flow(provenance=Provenance(sources=[source]), manifest=manifest, features=features,
-                counts=counts.to_model(), bindings=bindings, contracts=contracts)
+    """Count sessions into a flow (underived). Weight multiplies every count (a power prior).
+
+    `sessions` may be any iterable: they are counted one at a time (`SessionCounter`)."""
+    counter = SessionCounter(manifest, weight=weight, features=features, constants=constants, role=role,
+                             binding_options=binding_options)
+    total = len(sessions) if isinstance(sessions, Sized) else None
+    for s in track(sessions, "learn", total=total, unit="session"):
+        counter.add(s)
+    return counter.flow()
 
 
 def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,

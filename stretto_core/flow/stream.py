@@ -1,0 +1,148 @@
+"""Learning from session files without holding them: two passes, one session at a time.
+
+    pass 1   every file's header (its first line): the split and the app filter choose the
+             files, and their manifests are joined (`ToolManifest.union`) into the flow's
+    pass 2   each chosen file is read, counted (`SessionCounter`) and dropped
+
+so the peak memory is one session and the counts, whatever the number of sessions. The result is
+byte for byte `flow.ir.learn` on the same sessions loaded at once.
+
+Counts are a commutative monoid (every count a sum over sessions, `flow.ir.merge` adds them), so
+pass 2 can be split: shards of files are counted apart and their partial flows added, in any
+order, to the same bytes. `distributed.py` runs the shards on Dask (or Ray).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
+
+from stretto_core.errors import StrettoError
+from stretto_core.flow.ir import Flow, SessionCounter, _add
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
+from stretto_core.learn.result_fields import FeatureMap
+from stretto_core.progress import track
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import Session
+from stretto_core.sessions.shared import headers_at, read_into, session_locations
+from stretto_core.sessions.splits import SplitFile, split_of
+from stretto_core.sessions.store import LoadReport
+
+
+@dataclass
+class Chosen:
+    """The session files one learn counts: its data and its prior, and the manifest of both."""
+
+    files: list[str]
+    prior: list[str] = field(default_factory=list)
+    manifest: ToolManifest | None = None
+    report: LoadReport = field(default_factory=LoadReport)
+
+
+def choose(paths: Sequence[str], split: str = "all", split_file: SplitFile | None = None,
+           apps: Sequence[str] = (), prior: Sequence[str] = (), manifest: ToolManifest | None = None) -> Chosen:
+    """Pass 1: the files on the given side of the split (of the given apps), read by header only."""
+    if split not in ("all", "train", "test", "none"):
+        raise StrettoError(f"unknown split {split!r}: use train, test, none or all")
+    report = LoadReport()
+
+    def pick(locations: Sequence[str]) -> tuple[list[str], ToolManifest | None]:
+        chosen: list[str] = []
+        joined: ToolManifest | None = None
+        for location, header in headers_at(session_locations(locations), report):
+            if split != "all" and split_of(header, split_file) != split:
+                continue
+            if apps and header.app not in apps:
+                continue
+            chosen.append(location)
+            if header.manifest is not None:
+                joined = header.manifest if joined is None else joined.union(header.manifest)
+        return chosen, joined
+
+    files, data_manifest = pick(paths)
+    prior_files, prior_manifest = pick(prior) if prior else ([], None)
+    if manifest is None:
+        found = [m for m in (data_manifest, prior_manifest) if m is not None]
+        if not found:
+            if not files and not prior_files:
+                manifest = None
+            else:
+                raise StrettoError("no tool manifest: the sessions carry none; pass --manifest FILE")
+        else:
+            manifest = found[0] if len(found) == 1 else found[0].union(found[1])
+    return Chosen(files, prior_files, manifest, report)
+
+
+def sessions_of(files: Sequence[str], report: LoadReport | None = None) -> Iterator[Session]:
+    """The sessions of `files`, read one at a time (problems noted in `report`)."""
+    report = report if report is not None else LoadReport()
+    for location in files:
+        session = read_into(report, location)
+        if session is not None:
+            yield session
+
+
+def count_files(files: Sequence[str], manifest: ToolManifest, *, features: FeatureMap | None = None,
+                constants: bool = False, role: str = "data",
+                binding_options: BindingOptions = DEFAULT_OPTIONS, report: LoadReport | None = None,
+                progress: bool = True) -> Flow:
+    """Pass 2 over `files`: their sessions counted one at a time into an underived flow."""
+    counter = SessionCounter(manifest, features=features, constants=constants, role=role,  # type: ignore[arg-type]
+                             binding_options=binding_options)
+    sessions = sessions_of(files, report)
+    for s in (track(sessions, "learn", total=len(files), unit="session") if progress else sessions):
+        counter.add(s)
+    return counter.flow()
+
+
+Counter = Callable[[Sequence[str], str], Flow]
+"""Counts files into an underived flow, given the files and their role (`data` or `prior`)."""
+
+
+def learn_chosen(chosen: Chosen, *, prior_weight: float | None = None, features: FeatureMap | bool | None = None,
+                 constants: bool = False, binding_options: BindingOptions = DEFAULT_OPTIONS,
+                 counter: Counter | None = None) -> Flow:
+    """`flow.ir.learn` over chosen files, counted by `counter` (default: here, one at a time)."""
+    if not chosen.files and not chosen.prior:
+        raise StrettoError("no sessions to learn from")
+    assert chosen.manifest is not None
+    man = chosen.manifest
+    fmap: FeatureMap | None
+    if features is True:
+        from stretto_core.learn.features import learn_feature_map
+
+        fmap = learn_feature_map(sessions_of(list(chosen.files) + list(chosen.prior)))
+    else:
+        fmap = features or None
+
+    def here(files: Sequence[str], role: str) -> Flow:
+        return count_files(files, man, features=fmap, constants=constants, role=role,
+                           binding_options=binding_options, report=chosen.report)
+
+    count = counter or here
+    flow = count(chosen.files, "data")
+    if chosen.prior:
+        prior = count(chosen.prior, "prior")
+        weight = 1.0 if prior_weight is None else prior_weight / prior.provenance.sources[0].sessions
+        flow = _add(flow, prior, weight)
+    return flow.derive()
+
+
+def shards(files: Sequence[str], n: int) -> list[list[str]]:
+    """`files` cut into at most `n` runs of consecutive files, of sizes as equal as can be."""
+    n = max(1, min(n, len(files)))
+    size, extra = divmod(len(files), n)
+    out, start = [], 0
+    for i in range(n):
+        end = start + size + (1 if i < extra else 0)
+        out.append(list(files[start:end]))
+        start = end
+    return out
+
+
+def add_all(parts: Sequence[Flow]) -> Flow:
+    """The partial flows added (in the order given: any order gives the same bytes)."""
+    total = parts[0]
+    for part in parts[1:]:
+        total = _add(total, part)
+    return total
