@@ -59,6 +59,9 @@ LOOK_BACK = 8
 SERVED_USER_TEXT = 64 * 1024
 """A served state keeps the newest this many characters of what the user said (whole messages)."""
 
+LEARNING_FILTER_FROM = 16 * 1024
+"""A full state (learning, replay) lives one session: its user text gets a filter only when long."""
+
 SERVED_REMEMBERED = 1024
 """A served state remembers at most this many calls made since the last write, values passed per
 tool and argument, and lists passed per tool (beyond, some are forgotten)."""
@@ -94,7 +97,7 @@ class ToolState:
     made: set[str] = field(default_factory=set)
     passed: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
-    user: UserText = field(default_factory=UserText)
+    user: UserText = field(default_factory=lambda: UserText(filter_from=LEARNING_FILTER_FROM))
     """What the user said, case-folded, ready for mention checks (`user_text.UserText`)."""
     user_values: set[str] = field(default_factory=set)
     calls_by_tool: dict[str, int] = field(default_factory=dict)
@@ -176,7 +179,7 @@ class ToolState:
             index = index_focused(content, parsed, self.focus.of(tool) if self.focus is not None else None) \
                 if origin != "other" else ValueIndex()  # an unseen result is no source and shows nothing
         else:
-            index = index_result(content, parsed)
+            index = _shared_index(content, parsed)
         entry = ResultEntry(self.position, tool, call_id, args, not error, index, by_agent, origin=origin)
         if not self.served:
             self.results.append(entry)
@@ -325,6 +328,25 @@ class ToolState:
             if entry.position > self.last_write:
                 out.update(entry.index.first_path)
         return out
+
+
+INDEX_CACHE = 512
+"""A full state reuses the index of a result it indexed lately with the same content (indexes
+are never changed once made; learning meets the same listings in many sessions)."""
+
+_indexes: dict[str, tuple[Any, ValueIndex]] = {}
+
+
+def _shared_index(content: str, parsed: Any) -> ValueIndex:
+    """`index_result(content, parsed)`, from the cache when the same result was indexed lately."""
+    got = _indexes.get(content)
+    if got is not None and (got[0] is parsed or got[0] == parsed):
+        return got[1]
+    index = index_result(content, parsed)
+    if len(_indexes) >= INDEX_CACHE:
+        del _indexes[next(iter(_indexes))]
+    _indexes[content] = (parsed, index)
+    return index
 
 
 def _husk_index(index: ValueIndex) -> ValueIndex:

@@ -49,9 +49,9 @@ def find_word(text: str, word: str) -> int:
 class UserText:
     """The user's messages (case-folded), numbered from 0 in the order said."""
 
-    __slots__ = ("_starts", "dropped", "text", "limit", "_bits", "_mask", "_grams", "_latest")
+    __slots__ = ("_starts", "dropped", "text", "limit", "filter_from", "_bits", "_mask", "_grams", "_latest")
 
-    def __init__(self, limit: int | None = None) -> None:
+    def __init__(self, limit: int | None = None, filter_from: int = FILTER_FROM) -> None:
         self._starts: list[int] = []
         """Where each kept message starts in `text` (they are kept once, there)."""
         self.dropped = 0
@@ -59,6 +59,8 @@ class UserText:
         self.text = ""
         """The messages kept, one a line."""
         self.limit = limit
+        self.filter_from = filter_from
+        """The filter is built once the text is this long (`FILTER_FROM`)."""
         self._bits: bytearray | None = None
         self._mask = 0
         self._grams = 0
@@ -157,7 +159,7 @@ class UserText:
     # -- the filter ------------------------------------------------------------------------------
     def _remember(self, text: str) -> None:
         if self._bits is None:
-            if len(self.text) >= FILTER_FROM:
+            if len(self.text) >= self.filter_from:
                 self._rebuild()
             return
         self._grams += self._set(_pieces(text))
@@ -197,7 +199,7 @@ class UserText:
         self.text = self.text[cut:]
         self._starts = [start - cut for start in starts[keep:]]
         self.dropped += keep
-        if len(self.text) >= FILTER_FROM:
+        if len(self.text) >= self.filter_from:
             self._rebuild()
         else:
             self._bits = None

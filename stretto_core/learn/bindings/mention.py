@@ -246,7 +246,8 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
     if got is not None and got[0] == state.user_version:
         return got[2]
     cands = candidates(entry, path) if state.user_version else None
-    keys = _named_keys(state, entry, path, cands) if cands is not None else frozenset()
+    # The user wrote none of the entry's values: nothing of it is named (as `_named_keys` finds).
+    keys = _named_keys(state, entry, path, cands) if cands is not None and written(state, entry) else frozenset()
     if got is not None and got[1] == keys:
         view = got[2]
     elif keys:
