@@ -49,7 +49,7 @@ def choose(paths: Sequence[str], split: str = "all", split_file: SplitFile | Non
     def pick(locations: Sequence[str]) -> tuple[list[str], ToolManifest | None]:
         chosen: list[str] = []
         joined: ToolManifest | None = None
-        for location, header in headers_at(session_locations(locations), report):
+        for location, header in headers_at(session_locations(locations), report):  # one at a time
             if split != "all" and split_of(header, split_file) != split:
                 continue
             if apps and header.app not in apps:

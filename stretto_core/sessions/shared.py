@@ -11,7 +11,7 @@ reported in both.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.sessions.files import SESSION_SUFFIX
@@ -109,12 +109,13 @@ def read_into(report: LoadReport, location: str) -> Session | None:
     return session
 
 
-def headers_at(locations: Sequence[str], report: LoadReport) -> list[tuple[str, SessionHeader]]:
-    """(location, header) of every location that is a session; the others noted in `report`."""
-    out: list[tuple[str, SessionHeader]] = []
+def headers_at(locations: Sequence[str], report: LoadReport) -> Iterator[tuple[str, SessionHeader]]:
+    """(location, header) of every location that is a session, one at a time; the others noted
+    in `report`."""
     for location in locations:
         try:
-            out.append((location, header_at(location)))
+            header = header_at(location)
         except InputError as exc:
             report.unreadable.append(exc)
-    return out
+            continue
+        yield location, header

@@ -330,7 +330,7 @@ class ToolState:
         return out
 
 
-INDEX_CACHE = 512
+INDEX_CACHE = 256
 """A full state reuses the index of a result it indexed lately with the same content (indexes
 are never changed once made; learning meets the same listings in many sessions)."""
 
