@@ -58,17 +58,16 @@ def turn_usage(metadata: Any) -> Usage | None:
     return Usage(input_tokens=prompt, output_tokens=out)
 
 
-def failed(result: Any) -> bool | None:
-    """Whether a result says it failed: MCP's `isError`, or ADK's bare `{"error": "..."}`.
+def error_message(result: Any) -> str | None:
+    """The message of a result in ADK's own shape of a failed call, `{"error": "..."}`, else None.
 
-    None lets stretto's own reading decide. A dict that merely has an `error` key among others
-    is data (ADK's observability plugins read it the same way).
+    ADK's function and MCP tools answer a failed call so (missing arguments, a server error, a
+    refused confirmation). A dict that merely has an `error` key among others is data, as ADK's
+    observability plugins read it; MCP's `isError` is read by stretto itself.
     """
-    if isinstance(result, dict):
-        if result.get("isError") is True or result.get("is_error") is True:
-            return True
-        if set(result) == {"error"} and result["error"]:
-            return True
+    if isinstance(result, dict) and len(result) == 1 and "error" in result and result["error"]:
+        value = result["error"]
+        return value if isinstance(value, str) else str(value)
     return None
 
 

@@ -12,7 +12,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 
 from stretto_core import Flow, Stretto, ToolManifest
 
-from stretto_adk.convert import (RESULT_KEY, content_text, failed, fill_missing_call_ids, function_calls,
+from stretto_adk.convert import (RESULT_KEY, content_text, error_message, fill_missing_call_ids, function_calls,
                                  turn_calls, turn_usage, with_appendix)
 from stretto_adk.registry import MAX_SESSIONS, LiveSessions
 from stretto_adk.tools import LookupCaller
@@ -135,12 +135,12 @@ class StrettoPlugin(BasePlugin):
         try:
             live = await self.sessions.get(tool_context.get_invocation_context())
             call_id = tool_context.function_call_id or _new_call_id()
-            if call_id in self._failed_calls:
-                self._failed_calls.pop(call_id)
-                error = True
-            else:
-                error = failed(result)
-            text = await live.after_tool(call_id, tool.name, dict(tool_args or {}), result,
+            message = error_message(result)
+            raised = call_id in self._failed_calls
+            self._failed_calls.pop(call_id, None)
+            error = True if raised or message is not None else None  # None: stretto reads isError
+            text = await live.after_tool(call_id, tool.name, dict(tool_args or {}),
+                                         result if message is None else message,
                                          LookupCaller(tool_context), error=error)
         except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
             log.warning("stretto: after %s, nothing was looked up: %s", getattr(tool, "name", "?"), exc)

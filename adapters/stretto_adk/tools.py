@@ -23,9 +23,9 @@ import logging
 import uuid
 from typing import Any, Iterable
 
-from stretto_core import ToolManifest, manifest_from_mcp_tools, result_text
+from stretto_core import ToolManifest, manifest_from_mcp_tools
 
-from stretto_adk.convert import failed
+from stretto_adk.convert import error_message
 
 log = logging.getLogger("stretto.adk")
 
@@ -149,6 +149,7 @@ class LookupCaller:
                 _pool(), lambda: snapshot.run(asyncio.run, tool.run_async(args=args, tool_context=context)))
         else:
             value = await tool.run_async(args=args, tool_context=context)
-        if failed(value):
-            return result_text(value), True
+        message = error_message(value)
+        if message is not None:
+            return message, True
         return value  # stretto reads any shape (str, dict, an MCP result) and its isError
