@@ -112,7 +112,7 @@ class StrettoPlugin(BasePlugin):
         try:
             calls = function_calls(llm_response)
             fill_missing_call_ids(calls, _new_call_id)  # so the turn and its results share ids
-            live = await self.sessions.get(callback_context.get_invocation_context())
+            live = await self.sessions.get(callback_context)
             live.llm_turn(text=content_text(llm_response.content) or "", calls=turn_calls(calls),
                           usage=turn_usage(getattr(llm_response, "usage_metadata", None)))
         except Exception as exc:  # noqa: BLE001
@@ -133,7 +133,7 @@ class StrettoPlugin(BasePlugin):
                                   result: Any) -> Optional[dict[str, Any]]:
         """None when there is nothing to add; else the result with the lookups (see the class doc)."""
         try:
-            live = await self.sessions.get(tool_context.get_invocation_context())
+            live = await self.sessions.get(tool_context)
             call_id = tool_context.function_call_id or _new_call_id()
             message = error_message(result)
             raised = call_id in self._failed_calls

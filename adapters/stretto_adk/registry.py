@@ -33,9 +33,16 @@ MAX_SESSIONS = 1024
 Key = tuple[str, str, str]
 
 
-def session_key(invocation_context: Any) -> Key:
-    session = invocation_context.session
+def session_key(context: Any) -> Key:
+    """The key of the ADK session of an invocation context, or of a callback or tool context."""
+    session = context.session
     return (str(session.app_name), str(session.user_id), str(session.id))
+
+
+def invocation_of(context: Any) -> Any:
+    """The invocation context behind a callback or tool context (an invocation context as is)."""
+    get = getattr(context, "get_invocation_context", None)
+    return get() if callable(get) else context
 
 
 class LiveSessions:
@@ -56,16 +63,20 @@ class LiveSessions:
         """The open live sessions of an ADK session id (one, unless two apps or users share it)."""
         return [live for key, live in self._open.items() if key[2] == session_id]
 
-    async def get(self, invocation_context: Any) -> LiveSession:
-        """This invocation's live session, started on first sight of its ADK session."""
-        key = session_key(invocation_context)
+    async def get(self, context: Any) -> LiveSession:
+        """The live session of a context's ADK session, started on first sight of that session.
+
+        `context` is an invocation, callback or tool context; the invocation context (a copy,
+        in ADK 2) is fetched only to start a session.
+        """
+        key = session_key(context)
         live = self._open.get(key)
         if live is not None:
             self._open.move_to_end(key)
             return live
         starting = self._starting.get(key)
         if starting is None:  # parallel callbacks of a new session wait for one start
-            starting = asyncio.ensure_future(self._start(key, invocation_context))
+            starting = asyncio.ensure_future(self._start(key, invocation_of(context)))
             self._starting[key] = starting
         return await asyncio.shield(starting)
 

@@ -118,11 +118,13 @@ class LookupCaller:
     """
 
     def __init__(self, tool_context: Any) -> None:
-        self._invocation = tool_context.get_invocation_context()
+        self._tool_context = tool_context
+        self._invocation: Any = None
         self._tools: dict[str, Any] | None = None
 
     async def _resolve(self) -> dict[str, Any]:
         if self._tools is None:
+            self._invocation = self._tool_context.get_invocation_context()
             tools = self._invocation.canonical_tools_cache
             if tools is None:
                 from google.adk.agents.readonly_context import ReadonlyContext

@@ -39,23 +39,25 @@ class Reply:
 class ScriptedLlm(BaseLlm):
     """A model with no network: `brain(llm_request) -> Reply` decides each turn.
 
-    `requests` keeps every request, so a test can read exactly what the model was shown.
+    `requests` keeps every request (unless `keep_requests=False`), so a test can read exactly
+    what the model was shown.
     """
 
     brain: Any = None
     requests: list[Any] = Field(default_factory=list)
+    keep_requests: bool = True
 
     async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False
                                      ) -> AsyncGenerator[LlmResponse, None]:
-        self.requests.append(llm_request.model_copy(deep=True))
+        if self.keep_requests:
+            self.requests.append(llm_request.model_copy(deep=True))
         reply = self.brain(llm_request)
         parts = [types.Part(function_call=types.FunctionCall(name=n, args=a)) for n, a in reply.calls]
         if reply.text or not parts:
             parts.insert(0, types.Part(text=reply.text))
-        prompt = sum(len(str(c.model_dump(exclude_none=True))) for c in llm_request.contents) // 4
         yield LlmResponse(content=types.Content(role="model", parts=parts),
                           usage_metadata=types.GenerateContentResponseUsageMetadata(
-                              prompt_token_count=prompt, candidates_token_count=7))
+                              prompt_token_count=10 * len(llm_request.contents), candidates_token_count=7))
 
 
 def steps(*script: Any) -> Callable[[Any], Reply]:
@@ -158,9 +160,10 @@ def shop_flow(refund_is_read: bool = False, sessions: int = 12) -> Flow:
     return learn_flow(made)
 
 
-def shop_agent(shop: Shop, brain: Callable[[Any], Reply], **agent_options: Any) -> LlmAgent:
-    return LlmAgent(name="shop", model=ScriptedLlm(model="scripted-shop", brain=brain), tools=shop.tools(),
-                    **agent_options)
+def shop_agent(shop: Shop, brain: Callable[[Any], Reply], keep_requests: bool = True,
+               **agent_options: Any) -> LlmAgent:
+    model = ScriptedLlm(model="scripted-shop", brain=brain, keep_requests=keep_requests)
+    return LlmAgent(name="shop", model=model, tools=shop.tools(), **agent_options)
 
 
 async def run_app(agent: LlmAgent, plugins: list[Any], messages: list[str], session_id: str = "s1",
