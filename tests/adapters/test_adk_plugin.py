@@ -272,3 +272,23 @@ def test_a_ready_stretto_and_flow_options_are_not_mixed(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         StrettoPlugin(flow=shop_flow(), stretto=Stretto(store=False))
     assert StrettoPlugin(stretto=Stretto(store=False)).name == "stretto"
+
+
+def test_parallel_calls_get_their_lookups_when_each_run_has_its_own_event_loop(tmp_path: Path) -> None:
+    """ADK's sync `Runner.run` starts a new event loop per message; the live session outlives them."""
+    from google.adk.apps import App
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    agent = shop_agent(Shop(), steps([("get_order", {"order_id": "O3"}), ("get_order", {"order_id": "O4"})], "next?",
+                                     [("get_order", {"order_id": "O5"}), ("get_order", {"order_id": "O6"})], "done"))
+    runner = InMemoryRunner(app=App(name="shop", root_agent=agent, plugins=[plugin(tmp_path)]))
+    asyncio.run(runner.session_service.create_session(app_name="shop", user_id="u", session_id="s1"))
+    for text in ["refund O3 and O4", "and O5 and O6"]:
+        for _ in runner.run(user_id="u", session_id="s1",
+                            new_message=types.Content(role="user", parts=[types.Part(text=text)])):
+            pass
+
+    session = read_session(session_file(tmp_path))
+    assert len([e for e in session.events if isinstance(e, ToolResult)]) == 4
+    assert sorted(e.arguments["customer_id"] for e in session.events if isinstance(e, Lookup)) == ["C3", "C4", "C5", "C6"]
