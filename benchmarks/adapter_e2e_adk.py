@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                "adk_without": adk_without, "adk_with": adk_with,
                "replay_without": without, "replay_with": with_stretto,
                "saved_share": (adk_without - adk_with) / adk_without if adk_without else 0.0,
-               "lookups": sum(r["lookups"] for r in rows), "matches_replay": (adk_without, adk_with) == (without, with_stretto),
+               "lookups": sum(r["lookups"] for r in rows),
+               "matches_replay": (adk_without, adk_with) == (without, with_stretto),
                "episodes_differing": differ, "adk_seconds": adk_s, "replay_seconds": replay_s,
                "python": sys.version.split()[0], "per_episode": rows}
     print(f"episodes {len(rows)} ({summary['source']})")
@@ -74,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"replay  LLM turns without -> with: {without} -> {with_stretto}")
     print(f"matches replay: {summary['matches_replay']}; episodes differing: {len(differ)}")
     for r in differ[:10]:
-        print(f"  {r['session_id']}: ADK {r['adk_without']}->{r['adk_with']}, replay {r['replay_without']}->{r['replay_with']}")
+        print(f"  {r['session_id']}: ADK {r['adk_without']}->{r['adk_with']}, "
+              f"replay {r['replay_without']}->{r['replay_with']}")
     print(f"ADK runs {adk_s:.1f} s, replay {replay_s:.1f} s")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,16 +1,18 @@
 """What StrettoPlugin adds to each tool call in Google ADK, beside ADK's own time per call.
 
-One ADK session through the real `Runner` with a scripted model making one call per turn on the
-toy shop of the adapter tests (`tests/adapters/adk_support.py`), in three runs:
+One ADK session per run through the real `Runner`, a scripted model making one call per turn
+on the toy shop of the adapter tests (`tests/adapters/adk_support.py`):
 
-- bare: no plugin; ADK's own time per call is the run's wall time over its calls;
+- bare: no plugin; ADK's own time per call is the run's time over its calls;
 - no lookup: the plugin serving the shop flow on `refund` calls (the flow decides, makes nothing);
-- one lookup: `get_order` calls, after each of which the flow looks up `get_customer`.
+- one lookup: `get_order` calls; the calls after which the flow looked up exactly one
+  `get_customer` are measured, the lookup tool's own time taken out and reported apart;
+- no lookup, not recorded: as "no lookup" with `store=False`, to show the recorder's share.
 
-The plugin's time is measured inside its callbacks (model turn + tool result, the lookup's own
-tool time taken out and reported apart), so the numbers hold under a busy machine; the wall-time
-difference against the bare run is printed too. Sessions are recorded to a temp folder, as in
-use. Prints a table and writes JSON:
+All times are this process's CPU time (`time.process_time`), so other work on the machine does
+not move them. The plugin's time is measured inside its callbacks (the call's model turn and its
+result) and split into stretto_core's live session and the adapter's own translation; the
+difference of whole runs against the bare one is printed too. Medians over `--repeat` runs.
 
     python benchmarks/adapter_overhead_adk.py [--calls 60] [--repeat 7] [--out bench-out/adapter_overhead_adk.json]
 """
@@ -33,7 +35,6 @@ sys.path.insert(0, str(REPO / "tests" / "adapters"))  # the adapter tests' toy s
 
 from adk_support import CUSTOMERS, SHOP_READS, Shop, run_app, shop_agent, shop_flow, steps  # noqa: E402
 from stretto_adk import StrettoPlugin  # noqa: E402
-
 
 CLOCK = time.process_time
 """CPU seconds of this process: what the plugin costs, unmoved by other processes on the machine."""
@@ -111,7 +112,8 @@ def one_run(tool: str | None, calls: int, store: Path | bool) -> dict[str, float
     plugins = [] if tool is None else [Timed(flow=shop_flow(), reads=SHOP_READS, writes=["refund"], store=store)]
     t0, w0 = CLOCK(), time.perf_counter()
     asyncio.run(run_app(agent, plugins, ["please refund my orders"], session_id=f"bench-{time.monotonic_ns()}"))
-    out = {"cpu_per_call_ms": 1e3 * (CLOCK() - t0) / calls, "wall_per_call_ms": 1e3 * (time.perf_counter() - w0) / calls}
+    out = {"cpu_per_call_ms": 1e3 * (CLOCK() - t0) / calls,
+           "wall_per_call_ms": 1e3 * (time.perf_counter() - w0) / calls}
     if plugins:
         made = plugins[0].calls
         wanted = 0 if tool == "refund" else 1
@@ -158,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{'lookup tool ms':>14} {'run +ms/call':>12}")
     for name in ("no lookup", "one lookup", "no lookup, not recorded"):
         r = results[name]
-        print(f"{name:23} {r['stretto_per_call_ms']:10.3f} {r['core_per_call_ms']:13.3f} {r['adapter_per_call_ms']:8.3f} "
+        print(f"{name:23} {r['stretto_per_call_ms']:10.3f} {r['core_per_call_ms']:13.3f} "
+              f"{r['adapter_per_call_ms']:8.3f} "
               f"{r['stretto_share_of_adk_call']:10.2f} {r['lookup_tool_ms']:14.4f} {r['cpu_added_per_call_ms']:12.3f}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -291,4 +291,5 @@ def test_parallel_calls_get_their_lookups_when_each_run_has_its_own_event_loop(t
 
     session = read_session(session_file(tmp_path))
     assert len([e for e in session.events if isinstance(e, ToolResult)]) == 4
-    assert sorted(e.arguments["customer_id"] for e in session.events if isinstance(e, Lookup)) == ["C3", "C4", "C5", "C6"]
+    looked_up = sorted(e.arguments["customer_id"] for e in session.events if isinstance(e, Lookup))
+    assert looked_up == ["C3", "C4", "C5", "C6"]
