@@ -111,3 +111,76 @@ def output_text(output: Any) -> str:
     if isinstance(output, str):
         return output
     return "\n".join(p.get("text", "") for p in output)
+
+
+# -- MCP ---------------------------------------------------------------------------------------------
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def mcp_shop(log: str) -> Any:
+    """The toy shop as a real stdio MCP server (`openai_mcp_shop.py`), logging its calls to `log`."""
+    import sys
+
+    from agents.mcp import MCPServerStdio
+
+    return MCPServerStdio(params={"command": sys.executable, "args": [os.path.join(HERE, "openai_mcp_shop.py"), log]},
+                          cache_tools_list=True, name="toy-shop")
+
+
+def served_calls(log: str) -> list[str]:
+    if not os.path.exists(log):
+        return []
+    with open(log, encoding="utf-8") as fh:
+        return [json.loads(line)["tool"] for line in fh if line.strip()]
+
+
+def git_server(repo: str) -> Any:
+    """`mcp-server-git` over stdio on one repository (its reads carry readOnlyHint)."""
+    import shutil
+    import sys
+
+    from agents.mcp import MCPServerStdio
+
+    command = shutil.which("mcp-server-git", path=os.path.dirname(sys.executable)) or shutil.which("mcp-server-git")
+    if command is None:
+        pytest.skip("mcp-server-git is not installed (pip install 'stretto[test]')")
+    return MCPServerStdio(params={"command": command, "args": ["--repository", repo]}, cache_tools_list=True,
+                          name="git", client_session_timeout_seconds=30)
+
+
+def repo_session(i: int, then: str, extra: dict[str, Any]) -> Session:
+    """The agent lists its repositories, then calls `then` on the one it was given."""
+    repo = f"/srv/repos/project{i}"
+    listing = {"repos": [{"name": f"project{i}", "path": repo}]}
+    events: list[Any] = [UserMessage(text="What changed in my project lately?"),
+                         LLMTurn(calls=[ToolCall(call_id="a", tool="list_repos", arguments={})]),
+                         ToolResult(call_id="a", tool="list_repos", content=json.dumps(listing), parsed=listing),
+                         LLMTurn(calls=[ToolCall(call_id="b", tool=then, arguments={"repo_path": repo, **extra})]),
+                         ToolResult(call_id="b", tool=then, content="Commit history:\nCommit: 'abc'"),
+                         LLMTurn(text="Done.")]
+    return Session(header=SessionHeader(session_id=f"repo-{then}-{i}", harness="toy"), events=events)
+
+
+def repo_flow(then: str, mcp_tools: list[Any] = (), **extra: Any) -> Flow:
+    """A flow that predicts `then(repo_path=<the listed repo>, **extra)` after `list_repos`.
+
+    Its sessions' manifest calls both tools reads, whatever `then` really is, and carries the
+    input contracts of `mcp_tools` (a served flow looks a tool up only while its contract holds).
+    """
+    from stretto_core import ToolKind, manifest_from_mcp_tools
+
+    listed = manifest_from_mcp_tools(mcp_tools)
+    tools = {name: spec.model_copy(update={"kind": ToolKind.read}) if name == then else spec
+             for name, spec in listed.tools.items()}
+    manifest = ToolManifest(tools=tools).merged(ToolManifest.declare(reads=["list_repos", then]))
+    return learn_flow([repo_session(i, then, extra) for i in range(12)], manifest, constants=True)
+
+
+def list_repos_tool(repo: str) -> FunctionTool:
+    async def on_invoke_tool(ctx: Any, input: str) -> str:
+        return json.dumps({"repos": [{"name": os.path.basename(repo), "path": repo}]})
+
+    return FunctionTool(name="list_repos", description="The user's repositories.",
+                        params_json_schema={"type": "object", "properties": {}, "additionalProperties": False},
+                        on_invoke_tool=on_invoke_tool)
