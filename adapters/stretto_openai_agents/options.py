@@ -15,10 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agents import Agent, RunContextWrapper
+    from agents.tool_context import ToolContext
     from stretto_core import Flow, ToolManifest
 
 SessionKey = Callable[["RunContextWrapper[Any]"], "str | None"]
 """Names the conversation a run belongs to; runs with the same name share one stretto session."""
+
+ErrorResults = Callable[["ToolContext[Any]", Any], bool]
+"""Says whether a function tool's return value is an error (the SDK has no flag for that)."""
 
 
 def _names(value: str | Iterable[str] | None, name: str) -> frozenset[str] | None:
@@ -52,6 +56,11 @@ class StrettoOptions:
             session. A string: the attribute (or key) of your run context object holding the
             conversation id (`Runner.run(..., context=...)`). A callable: takes the
             `RunContextWrapper` and returns the id, or `None` for a run of its own.
+        error_results: Which function-tool results are errors, given the call's `ToolContext`
+            and the tool's return value; stretto takes errors in (they never feed lookups'
+            arguments, and a lookup that errs is marked failed). Without it, a result is an error
+            when the SDK's default formatter produced it from an exception (MCP results carry
+            their own `isError`).
         app: The app name written into each session's header.
         theta, per_call, per_session, lookup_timeout, call_budget, allow, deny, shadow: the
             serving knobs of `stretto_core.Stretto` (threshold, lookups per call and per
@@ -66,6 +75,7 @@ class StrettoOptions:
     manifest: ToolManifest | str | Path | None = None
     store: str | Path | bool | None = None
     session_key: str | SessionKey | None = None
+    error_results: ErrorResults | None = None
     app: str | None = None
     theta: float | None = None
     per_call: int | None = None
@@ -95,6 +105,8 @@ class StrettoOptions:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         if self.session_key is not None and not (isinstance(self.session_key, str) or callable(self.session_key)):
             raise ValueError("session_key must be an attribute name, a callable, or None")
+        if self.error_results is not None and not callable(self.error_results):
+            raise ValueError("error_results must be a callable (tool context, output) -> bool, or None")
         if isinstance(self.max_conversations, bool) or not isinstance(self.max_conversations, int) \
                 or self.max_conversations < 1:
             raise ValueError(f"max_conversations must be an integer >= 1, got {self.max_conversations!r}")

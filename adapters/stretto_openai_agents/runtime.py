@@ -136,7 +136,7 @@ class AgentRuntime:
             run.recorded.add(ctx.tool_call_id)
             appendix = await live.after_tool(
                 ctx.tool_call_id, ctx.tool_name, parse_arguments(input_json), view_text(view),
-                self.caller(ctx, run, deadline), error=bool(getattr(ctx, FAILURE_FLAG, False)),
+                self.caller(ctx, run, deadline), error=self.is_error(ctx, output),
                 serve=not is_programmatic(ctx.tool_call))
             return with_appendix(output, view, appendix) if appendix else output
         except Exception as exc:  # noqa: BLE001 - the agent's own result always goes back
@@ -193,7 +193,21 @@ class AgentRuntime:
         value = await (asyncio.wait_for(invoked, tool.timeout_seconds) if tool.timeout_seconds else invoked)
         if value is None or isinstance(value, (bytes, bytearray, memoryview)):
             return f"Error: {name} returned {type(value).__name__}, not text", True
-        return view_text(model_view(value, fresh.tool_call)), bool(getattr(fresh, FAILURE_FLAG, False))
+        return view_text(model_view(value, fresh.tool_call)), self.is_error(fresh, value)
+
+    def is_error(self, ctx: ToolContext[Any], output: Any) -> bool:
+        """Whether a function tool's result is an error: the SDK formatted an exception, or
+        the `error_results` option says so."""
+        if getattr(ctx, FAILURE_FLAG, False):
+            return True
+        judge = self.options.error_results
+        if judge is None:
+            return False
+        try:
+            return bool(judge(ctx, output))
+        except Exception as exc:  # noqa: BLE001 - a broken judge never breaks the call
+            log.warning("stretto: error_results failed (%s); the result counts as no error", exc)
+            return False
 
     def _mcp_target(self, run: RunState, name: str, agent: Any) -> FunctionTool | None:
         """The SDK's own function tool for an MCP tool this run was shown, on the real server."""
