@@ -23,7 +23,7 @@ from agents.usage import Usage
 from stretto_openai_agents.instrument import instrument
 
 MAX_STEPS = 400
-"""Model calls one episode may make (more than any recorded episode has turns)."""
+"""Model calls one episode may make when the player does not say how many turns it has."""
 
 OPENING = "(the conversation starts)"
 """The input of the first run when the recorded agent spoke before the user."""
@@ -73,7 +73,9 @@ def player_model(player: Any) -> ScriptedModel:
         usage = Usage(requests=1, input_tokens=size // 4, output_tokens=8 + len(turn.text) // 4)
         return ModelStep(output=output, usage=usage)
 
-    return ScriptedModel([ModelStep.respond(respond) for _ in range(MAX_STEPS)])
+    recorded = getattr(player, "recorded_turns", None)
+    steps = MAX_STEPS if recorded is None else 2 * recorded + 8  # every turn, and a closing one per run
+    return ScriptedModel([ModelStep.respond(respond) for _ in range(steps)])
 
 
 def _text(output: Any) -> str:
