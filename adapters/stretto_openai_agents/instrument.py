@@ -46,6 +46,7 @@ def instrument_with(agent: A, options: StrettoOptions) -> A:
     if runtime_of(agent) is not None:
         raise ValueError(f"agent {agent.name!r} is already instrumented; instrument the original once")
     runtime = AgentRuntime(options, agent)
+    final = final_output_tools(agent)
     tools: list[Any] = []
     for tool in agent.tools:
         if not isinstance(tool, FunctionTool):
@@ -55,6 +56,8 @@ def instrument_with(agent: A, options: StrettoOptions) -> A:
         if why_not_target(tool) is None:
             runtime.targets[tool.name] = tool
         reason = why_not_carrier(tool)
+        if reason is None and (final is ALL or tool.name in final):
+            reason = "its result is the agent's final output (tool_use_behavior)"
         if reason is None:
             tools.append(wrap_function_tool(tool, runtime))
         else:
@@ -63,6 +66,19 @@ def instrument_with(agent: A, options: StrettoOptions) -> A:
     servers = [StrettoMCPServer(s, runtime) for s in agent.mcp_servers]
     hooks = StrettoAgentHooks(runtime, agent.hooks)
     return agent.clone(tools=tools, mcp_servers=servers, hooks=hooks)
+
+
+ALL: frozenset[str] = frozenset({"*"})
+
+
+def final_output_tools(agent: Agent[Any]) -> frozenset[str]:
+    """Tools whose result becomes the agent's final output (`tool_use_behavior`): no appendix there."""
+    behavior = agent.tool_use_behavior
+    if behavior == "stop_on_first_tool":
+        return ALL
+    if isinstance(behavior, dict):
+        return frozenset(behavior.get("stop_at_tool_names", ()))
+    return frozenset()
 
 
 def runtime_of(agent: Any) -> AgentRuntime | None:

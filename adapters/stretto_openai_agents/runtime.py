@@ -37,9 +37,14 @@ FAILURE_FLAG = "_function_tool_default_failure_handled"
 
 
 def model_name(agent: Any, run_config: Any = None) -> str | None:
-    """The model an agent runs on, as far as the SDK shows it (a run config's model wins)."""
+    """The model an agent runs on, as far as the SDK shows it (a run config's model wins; with
+    none set, the SDK's default model)."""
     model = getattr(run_config, "model", None) or getattr(agent, "model", None)
-    if model is None or isinstance(model, str):
+    if model is None:
+        from agents.models import get_default_model
+
+        return get_default_model()
+    if isinstance(model, str):
         return model
     return getattr(model, "model", None) or type(model).__name__
 
@@ -73,7 +78,9 @@ class AgentRuntime:
             present = [t.name for t in self.function_tools] + list(run.listed)
             tools = (function_tool_manifest(self.function_tools).merged(listed_manifest(run.listed))
                      .merged(absent_reads(self.core.authority, present)))
-            model = model_name(agent, getattr(ctx, "run_config", None)) or self.core.agent_model
+            run_config = getattr(ctx, "run_config", None)
+            known = agent is not None or getattr(run_config, "model", None) is not None
+            model = model_name(agent, run_config) if known else self.core.agent_model
             return self.core.session(session_id, tools=tools, agent_model=model,
                                      labels={"agent": self.agent_name, "sdk": f"openai-agents {__version__}"})
 

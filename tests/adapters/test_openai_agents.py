@@ -285,3 +285,27 @@ def test_a_result_stretto_cannot_append_to_is_recorded_without_lookups(tmp_path:
     assert result.tool == "get_order" and result.appended is None
     assert shop.names() == ["get_order"]
     assert output_text(outputs_seen(model, 1)["call-1"]).startswith("{")
+
+
+def test_a_streamed_run_is_served_and_recorded_the_same(tmp_path: Any) -> None:
+    shop = Shop()
+    agent, model = served(shop, order_then_done(), tmp_path)
+
+    async def streamed() -> None:
+        result = Runner.run_streamed(agent, "Please refund order O5.")
+        async for _ in result.stream_events():
+            pass
+
+    asyncio.run(streamed())
+    assert 'get_customer {"customer_id": "C5"}:' in outputs_seen(model, 1)["call-1"]
+    session = read_session(runtime_of(agent).sessions[-1].recorder.path)
+    assert [e.kind for e in session.events] == ["user", "llm_turn", "tool_result", "lookup", "llm_turn"]
+
+
+def test_a_tool_whose_result_is_the_final_output_carries_no_appendix(tmp_path: Any) -> None:
+    shop = Shop()
+    agent, model = scripted_agent(shop.tools(), order_then_done(), tool_use_behavior={"stop_at_tool_names": ["get_order"]})
+    agent = instrument(agent, flow=shop_flow(), reads=READS, store=tmp_path)
+    result = run(agent)
+    assert result.final_output == ORDER_O5
+    assert shop.names() == ["get_order"]
