@@ -72,6 +72,9 @@ class AgentRuntime:
 
     # -- sessions ------------------------------------------------------------------------------
     def live(self, run: RunState, ctx: RunContextWrapper[Any], agent: Any) -> LiveSession:
+        """The run's session, made (or found, for a conversation) at the run's first event."""
+        if run.live is not None:
+            return run.live
         conversation = conversation_of(ctx, self.options.session_key)
 
         def make(session_id: str | None) -> LiveSession:

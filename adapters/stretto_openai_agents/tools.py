@@ -5,9 +5,10 @@ it), so stretto wraps the invoker: it awaits the tool's own invoker unchanged (e
 failure formatting and cancellation included), then hands the result to the runtime, which
 records it, makes the lookups and returns it with their appendix. With the tool's
 `timeout_seconds` set, the lookups stop early enough for the whole call to stay inside it.
-"""
 
-from __future__ import annotations
+(No `from __future__ import annotations` here: the SDK reads the invoker's first annotation on
+every call, and a real `ToolContext` is cheaper for it than a string to evaluate.)
+"""
 
 import dataclasses
 import time
@@ -23,14 +24,14 @@ TIMEOUT_MARGIN = 0.25
 """Seconds (at most a tenth of the timeout) kept free before a tool's own timeout."""
 
 
-def lookup_deadline(started: float, timeout: float | None) -> float | None:
+def lookup_deadline(started: float, timeout: "float | None") -> "float | None":
     """When lookups riding on a call must be done, for a tool with `timeout_seconds`."""
     if timeout is None:
         return None
     return started + timeout - min(TIMEOUT_MARGIN, timeout / 10)
 
 
-def wrap_function_tool(tool: FunctionTool, runtime: AgentRuntime) -> FunctionTool:
+def wrap_function_tool(tool: FunctionTool, runtime: "AgentRuntime") -> FunctionTool:
     """A copy of `tool` whose results carry stretto's lookups; `tool` itself is left as it was."""
     original = tool.on_invoke_tool
     timeout = tool.timeout_seconds
