@@ -309,3 +309,19 @@ def test_a_tool_whose_result_is_the_final_output_carries_no_appendix(tmp_path: A
     result = run(agent)
     assert result.final_output == ORDER_O5
     assert shop.names() == ["get_order"]
+
+
+def test_a_conversation_spanning_event_loops_keeps_serving_parallel_calls(tmp_path: Any) -> None:
+    # Each run on an event loop of its own (asyncio.run per request); the session outlives them.
+    shop = Shop()
+    turn = [function_call("get_order", {"order_id": "O5"}, call_id="call-1"),
+            function_call("get_order", {"order_id": "O6"}, call_id="call-2")]
+    again = [function_call("get_order", {"order_id": "O7"}, call_id="call-3"),
+             function_call("get_order", {"order_id": "O8"}, call_id="call-4")]
+    agent, model = served(shop, [turn, [assistant_message("Done.")], again, [assistant_message("Done.")]], tmp_path,
+                          session_key="thread")
+    run(agent, "Refund O5 and O6.", context={"thread": "t-1"})
+    run(agent, "And O7 and O8.", context={"thread": "t-1"})
+    first, second = outputs_seen(model, 1), outputs_seen(model, 3)
+    assert all("get_customer" in first[c] for c in ("call-1", "call-2"))
+    assert all("get_customer" in second[c] for c in ("call-3", "call-4"))
