@@ -325,3 +325,25 @@ def test_a_conversation_spanning_event_loops_keeps_serving_parallel_calls(tmp_pa
     first, second = outputs_seen(model, 1), outputs_seen(model, 3)
     assert all("get_customer" in first[c] for c in ("call-1", "call-2"))
     assert all("get_customer" in second[c] for c in ("call-3", "call-4"))
+
+
+def test_reads_can_come_from_a_manifest_file(tmp_path: Any) -> None:
+    manifest = tmp_path / "shop.manifest.json"
+    manifest.write_text(json.dumps({"app": "shop", "tools": {"get_order": "read", "get_customer": "read",
+                                                             "refund": "write"}}))
+    shop = Shop()
+    agent, model = served(shop, order_then_done(), tmp_path / "sessions", reads=[], writes=[], manifest=manifest)
+    run(agent)
+    assert shop.names() == ["get_order", "get_customer"]
+
+
+def test_reads_can_come_from_a_function_tools_mcp_annotations(tmp_path: Any) -> None:
+    from mcp.types import ToolAnnotations
+
+    shop = Shop()
+    tools = shop.tools()
+    for tool in tools[:2]:
+        tool._mcp_annotations = ToolAnnotations(read_only_hint=True)  # as MCPUtil.to_function_tool sets it
+    agent, model = served(shop, order_then_done(), tmp_path, tools=tools, reads=[], writes=[])
+    run(agent)
+    assert shop.names() == ["get_order", "get_customer"]
