@@ -264,6 +264,16 @@ def test_options_are_checked_once_with_a_clear_message() -> None:
     with pytest.raises(ValueError, match="lookup_timeout"):
         StrettoOptions(lookup_timeout=0)
     assert StrettoOptions(reads="get_order").reads == frozenset({"get_order"})
+    with pytest.raises(ValueError, match="either"):
+        instrument(scripted_agent([], [])[0], options=StrettoOptions(), reads=READS)
+
+
+def test_options_given_as_one_object_serve_the_same(tmp_path: Any) -> None:
+    shop = Shop()
+    agent, model = scripted_agent(shop.tools(), order_then_done())
+    agent = StrettoOptions(flow=shop_flow(), reads=READS, writes=WRITES, store=tmp_path).instrument(agent)
+    run(agent)
+    assert shop.names() == ["get_order", "get_customer"]
 
 
 def test_an_agent_is_instrumented_once(tmp_path: Any) -> None:
