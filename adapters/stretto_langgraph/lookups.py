@@ -36,11 +36,10 @@ def lookup_request(request: ToolCallRequest, tool: Any, name: str, arguments: Ma
     """The agent's request, turned into a call of `tool` with `arguments` under a new call id."""
     call_id = f"stretto-{uuid.uuid4().hex[:16]}"
     call = {"name": name, "args": dict(arguments), "id": call_id, "type": "tool_call"}
-    sub = request.override(tool_call=call)  # type: ignore[arg-type]
-    runtime = sub.runtime
+    runtime = request.runtime
     if isinstance(runtime, ToolRuntime):
         runtime = replace(runtime, tool_call_id=call_id)
-    return replace(sub, tool=tool, runtime=runtime)
+    return replace(request, tool_call=call, tool=tool, runtime=runtime)
 
 
 def _sibling(tools: Mapping[str, Any], name: str) -> Any:
@@ -51,24 +50,24 @@ def _sibling(tools: Mapping[str, Any], name: str) -> Any:
 
 
 def async_call_tool(request: ToolCallRequest, handler: AsyncHandler,
-                    tools: Mapping[str, Any]) -> Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]:
+                    extra: Sequence[Any] = ()) -> Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]:
     """The lookup function `LiveSession.after_tool` awaits."""
 
     async def call_tool(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        sub = lookup_request(request, _sibling(tools, name), name, arguments)
+        sub = lookup_request(request, _sibling(siblings_of(request, extra), name), name, arguments)
         return tool_outcome(await handler(sub))
 
     return call_tool
 
 
 def sync_call_tool(request: ToolCallRequest, handler: SyncHandler,
-                   tools: Mapping[str, Any]) -> Callable[[str, dict[str, Any]], tuple[str, bool]]:
+                   extra: Sequence[Any] = ()) -> Callable[[str, dict[str, Any]], tuple[str, bool]]:
     """The lookup function `LiveSession.after_tool_sync` calls (from a worker thread, so each call
     runs in a copy of the agent's context: LangGraph's config and runtime variables included)."""
     context = contextvars.copy_context()
 
     def call_tool(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        sub = lookup_request(request, _sibling(tools, name), name, arguments)
+        sub = lookup_request(request, _sibling(siblings_of(request, extra), name), name, arguments)
         return tool_outcome(context.copy().run(handler, sub))
 
     return call_tool

@@ -30,7 +30,6 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from stretto_core import Flow, LiveSession, Stretto
 
 from stretto_langgraph.conversations import MAX_OPEN, Conversation
-from stretto_langgraph.messages import model_name
 from stretto_langgraph.serving import Serving, guarded, make_stretto, thread_of
 
 RUN_KEY = "stretto_run"
@@ -111,7 +110,7 @@ class StrettoMiddleware(AgentMiddleware[StrettoState, Any, Any]):
         def start() -> Conversation:
             key, thread = self._key(request.state, _config())
             conversation, _ = self._serving.open(key, tools=request.tools, thread=thread,
-                                                 agent_model=model_name(request.model))
+                                                 model=request.model)
             conversation.absorb(request.messages, model_turns=False)
             return conversation
 

@@ -20,8 +20,8 @@ from stretto_core import Stretto
 
 from stretto_langgraph.conversations import MAX_OPEN, Conversation, Conversations
 from stretto_langgraph.kinds import manifest_of_tools
-from stretto_langgraph.lookups import AsyncHandler, SyncHandler, async_call_tool, siblings_of, sync_call_tool
-from stretto_langgraph.messages import tool_outcome, with_appendix
+from stretto_langgraph.lookups import AsyncHandler, SyncHandler, async_call_tool, sync_call_tool
+from stretto_langgraph.messages import model_name, tool_outcome, with_appendix
 
 log = logging.getLogger("stretto.langgraph")
 
@@ -58,13 +58,14 @@ class Serving:
         self.conversations = Conversations(max_open)
 
     def open(self, key: str, *, tools: Sequence[Any], thread: str | None,
-             agent_model: str | None = None) -> tuple[Conversation, bool]:
-        """The conversation under `key`; a new one takes its tools' own kinds as this session's."""
+             model: Any = None) -> tuple[Conversation, bool]:
+        """The conversation under `key`; a new one takes its tools' own kinds as this session's,
+        and the name of the agent's `model` when known."""
 
         def start() -> Any:
             labels = {"thread_id": thread} if thread is not None else {}
             return self.stretto.session(uuid.uuid4().hex, tools=manifest_of_tools(tools),
-                                        agent_model=agent_model, labels=labels)
+                                        agent_model=None if model is None else model_name(model), labels=labels)
 
         return self.conversations.get_or_open(key, start)
 
@@ -77,7 +78,7 @@ class Serving:
         try:
             call = request.tool_call
             text, error = tool_outcome(result)
-            call_tool = async_call_tool(request, handler, siblings_of(request, extra_tools))
+            call_tool = async_call_tool(request, handler, extra_tools)
             appendix = await conversation.live.after_tool(call.get("id") or "", call["name"], _args(call), text,
                                                           call_tool, error=error)
         except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
@@ -93,7 +94,7 @@ class Serving:
         try:
             call = request.tool_call
             text, error = tool_outcome(result)
-            call_tool = sync_call_tool(request, handler, siblings_of(request, extra_tools))
+            call_tool = sync_call_tool(request, handler, extra_tools)
             appendix = conversation.live.after_tool_sync(call.get("id") or "", call["name"], _args(call), text,
                                                          call_tool, error=error)
         except Exception as exc:  # noqa: BLE001
