@@ -111,6 +111,7 @@ class LiveSession:
         self._announced: set[str] = set()
         self._outstanding: dict[str, str] = {}  # canonical call -> lookup call id, until a write
         self._alock: asyncio.Lock | None = None
+        self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._tlock = threading.Lock()
         self.engine_session: EngineSession | None = None
         if owner.engine is not None:
@@ -139,8 +140,9 @@ class LiveSession:
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
                          call_tool: AsyncCallTool, *, error: bool | None = None) -> str:
         """Record the agent's result, make the flow's lookups, and return the text to append."""
-        if self._alock is None:
-            self._alock = asyncio.Lock()
+        loop = asyncio.get_running_loop()
+        if self._alock is None or self._alock_loop is not loop:  # a lock serves one event loop only:
+            self._alock, self._alock_loop = asyncio.Lock(), loop  # a session may outlive its first one
         async with self._alock:  # parallel calls of one turn are absorbed one after another
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
