@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,7 +31,7 @@ from stretto_core import Flow, ToolCall, ToolManifest, read_session
 from stretto_core.flow.ir import learn
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolResult, UserMessage
 
-ORDERS = {"O1": "C7", "O2": "C8", "O3": "C9"}
+ORDERS = {"O1": "C7", "O2": "C8", "O3": "C9", "O4": "C10"}
 READS = ["get_order", "get_customer"]
 WRITES = ["refund"]
 
@@ -98,7 +99,7 @@ class Shop:
 
     def __init__(self, customer: str = "ok", metadata: bool = False, blocks: bool = False,
                  order_command: bool = False) -> None:
-        self.customer = customer  # ok | raise | hang | garbage
+        self.customer = customer  # ok | slow | raise | hang | garbage
         self.blocks = blocks  # get_order answers with a list of content blocks
         self.order_command = order_command  # get_order answers with a Command
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -132,6 +133,8 @@ class Shop:
                 self.finished = True
             if self.customer == "garbage":
                 return Unprintable()
+            if self.customer == "slow":
+                time.sleep(0.05)
             return json.dumps({"customer_id": customer_id, "tier": "gold"})
 
         async def aget_customer(customer_id: str) -> Any:
@@ -140,6 +143,10 @@ class Shop:
                 self._log("get_customer", customer_id=customer_id)
                 await asyncio.sleep(20)
                 return "too late"
+            if self.customer == "slow":  # slow enough that parallel results wait for each other
+                await asyncio.sleep(0.05)
+                self._log("get_customer", customer_id=customer_id)
+                return json.dumps({"customer_id": customer_id, "tier": "gold"})
             return get_customer(customer_id)
 
         def refund(order_id: str) -> str:

@@ -9,8 +9,8 @@ import pytest
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langgraph_support import (FRONTS, MODES, READS, WRITES, ScriptedChatModel, Shop, invoke, order_then_reply,
-                               plain_graph, serve_once, session_files, toy_flow)
+from langgraph_support import (FRONTS, MODES, READS, WRITES, ScriptedChatModel, Shop, calls, invoke, order_then_reply,
+                               plain_graph, reply, serve_once, session_files, toy_flow)
 from stretto_core.sessions.model import LLMTurn, Lookup, ToolResult, UserMessage
 from stretto_langgraph import StrettoMiddleware, StrettoToolWrapper
 
@@ -67,6 +67,26 @@ def test_a_thread_is_one_session_across_its_runs(front: str, mode: str, tmp_path
     expected = [("", ["get_order"]), ("done", []), ("", ["get_order"]), ("done", [])]
     # a plain graph has no model hook: a closing reply is seen when the thread next reaches its tools
     assert turns == (expected if front == "agent" else expected[:3])
+
+
+@pytest.mark.parametrize("front", FRONTS)
+def test_a_thread_run_by_one_event_loop_after_another_keeps_serving_its_parallel_calls(front: str,
+                                                                                       tmp_path: Path) -> None:
+    shop = Shop(customer="slow")
+    turns = [calls(("get_order", {"order_id": "O1"}), ("get_order", {"order_id": "O2"})), reply(),
+             calls(("get_order", {"order_id": "O3"}), ("get_order", {"order_id": "O4"}), prefix="again"), reply()]
+    model = ScriptedChatModel(steps=turns)
+    if front == "agent":
+        graph = create_agent(model, shop.tools, middleware=[StrettoMiddleware(toy_flow(), reads=READS, store=tmp_path)],
+                             checkpointer=InMemorySaver())
+    else:
+        graph = plain_graph(model, StrettoToolWrapper(toy_flow(), reads=READS, store=tmp_path).tool_node(shop.tools),
+                            InMemorySaver())
+    for text in ("refund O1 and O2", "and O3 and O4"):  # asyncio.run each time: a new event loop
+        invoke(graph, text, "async", {"configurable": {"thread_id": "t"}})
+    assert sorted(a["customer_id"] for a in shop.called("get_customer")) == ["C10", "C7", "C8", "C9"]
+    (session,) = session_files(tmp_path)
+    assert len([e for e in session.events if isinstance(e, ToolResult) and e.appended]) == 4
 
 
 def test_each_run_without_a_thread_is_a_session_of_its_own_closed_when_it_ends(tmp_path: Path) -> None:
