@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 from stretto_core.evaluate.scripted import fixture_flow, load_episodes, replay_turns
-from stretto_langgraph.episodes import run_episode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "adapters"))
+from langgraph_support import run_episode  # noqa: E402 - the harness the end-to-end test runs
 
 
 def main() -> None:

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_support import MODES, session_files
+from langgraph_support import MODES, run_episode, session_files
 from stretto_core.evaluate.scripted import fixture_flow, load_fixture_episodes, replay_turns
 from stretto_core.sessions.model import Lookup
-from stretto_langgraph.episodes import run_episode
 
 pytestmark = pytest.mark.env
 
