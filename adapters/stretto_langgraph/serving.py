@@ -60,12 +60,13 @@ class Serving:
     def open(self, key: str, *, tools: Sequence[Any], thread: str | None,
              model: Any = None) -> tuple[Conversation, bool]:
         """The conversation under `key`; a new one takes its tools' own kinds as this session's,
-        and the name of the agent's `model` when known."""
+        and the name of the agent's `model` unless `agent_model=` was given."""
 
         def start() -> Any:
             labels = {"thread_id": thread} if thread is not None else {}
-            return self.stretto.session(uuid.uuid4().hex, tools=manifest_of_tools(tools),
-                                        agent_model=None if model is None else model_name(model), labels=labels)
+            named = self.stretto.agent_model or (None if model is None else model_name(model))
+            return self.stretto.session(uuid.uuid4().hex, tools=manifest_of_tools(tools), agent_model=named,
+                                        labels=labels)
 
         return self.conversations.get_or_open(key, start)
 

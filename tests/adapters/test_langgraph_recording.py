@@ -133,6 +133,12 @@ def test_a_store_that_cannot_be_written_never_breaks_the_agent(front: str, tmp_p
     assert shop.called("get_customer") == [{"customer_id": "C7"}]
 
 
+def test_an_agent_model_given_in_the_options_names_the_sessions_model(tmp_path: Path) -> None:
+    serve_once("agent", "sync", Shop(), order_then_reply(), tmp_path, None, agent_model="gpt-4.1")
+    (session,) = session_files(tmp_path)
+    assert session.header.agent_model == "gpt-4.1"
+
+
 def test_with_store_false_nothing_is_written_and_lookups_are_still_made(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     shop = Shop()
