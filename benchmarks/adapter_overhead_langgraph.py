@@ -1,21 +1,27 @@
 """What the LangGraph adapter adds to each tool call, next to what LangGraph itself spends on one.
 
-    python benchmarks/adapter_overhead_langgraph.py [--runs 40] [--calls 10] [--out bench-out/adapter_overhead_langgraph.json]
+    python benchmarks/adapter_overhead_langgraph.py [--runs 60] [--calls 10] [--out bench-out/adapter_overhead_langgraph.json]
 
 End to end: a scripted model makes `--calls` tool calls (one per turn) and a reply; each run is
 timed whole through a real `create_agent` (and a plain graph with a wrapped `ToolNode`), by
-`invoke` and by `ainvoke`, in four arms interleaved run by run:
+`invoke` and by `ainvoke`, in seven arms interleaved run by run:
 
 - langgraph: no stretto (LangGraph's own time per call: a model step and a tool step);
+- empty hooks: a middleware (or tool node wrapper) with stretto's hooks that does nothing;
+- handler lookup: empty hooks that make one extra tool call through the handler after each
+  call and append its text: what the lookup's own call costs LangChain, stretto aside;
 - recording: `StrettoMiddleware` with no flow (records the session, makes no lookup);
 - no lookup: a flow that decides after each call (a customer) and finds nothing to look up;
+- no lookup unrecorded: the same with `store=False` (what recording sessions to disk costs);
 - one lookup: a flow that makes one lookup after each call (a customer after its order).
 
-Added time per call is the arm's median per-call time minus langgraph's, in wall time and in
-the process's CPU time (all threads; steadier on a shared machine). In isolation: the
-middleware's own hooks around hooks that do nothing else, so only stretto's time is counted.
-Goals: no lookup under 0.2 ms; one lookup under the lookup tool's own time plus 1 ms (its tool
-time: `StructuredTool.invoke` of the same tool, printed). Sessions are recorded to a temp folder.
+stretto's added time per call is an arm's median per-call time minus empty hooks' (what any
+middleware costs), as a share of langgraph's own; a lookup's is the one-lookup arm minus the
+handler-lookup arm (what the call itself costs). Times are wall time and the process's CPU
+time (all threads; steadier on a shared machine). In isolation: the middleware's own hooks
+called directly around handlers that do nothing else, so only stretto's time is counted.
+Goals: no lookup under 0.2 ms; one lookup under the lookup's own tool time plus 1 ms.
+Sessions are recorded to a temp folder.
 """
 
 from __future__ import annotations
@@ -26,24 +32,25 @@ import json
 import statistics
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
-from langchain.agents.middleware import ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import StructuredTool
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.prebuilt import tools_condition
+from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.prebuilt.tool_node import ToolCallRequest, ToolRuntime
 
 from stretto_core import ToolCall, ToolManifest
 from stretto_core.flow.ir import learn
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolResult, UserMessage
-from stretto_langgraph import StrettoMiddleware, StrettoToolWrapper
+from stretto_langgraph import StrettoMiddleware, StrettoState, StrettoToolWrapper
 
 
 class Scripted(BaseChatModel):
@@ -122,21 +129,78 @@ def plain_graph(model: BaseChatModel, tool_node: Any) -> Any:
     return builder.compile()
 
 
-def build(front: str, arm: str, calls: int, flow: Any, store: Path) -> tuple[Any, Any]:
+def build(front: str, arm: str, calls: int, flow: Any, store: Path | bool) -> tuple[Any, Any]:
     """A graph for one arm, and the object whose `close()` ends its sessions (or None)."""
-    tool = "get_customer" if arm == "no lookup" else "get_order"
+    tool = "get_customer" if arm.startswith("no lookup") else "get_order"
     model = Scripted(tool=tool, calls=calls)
     if arm == "langgraph":
-        from langgraph.prebuilt import ToolNode
-
         graph = create_agent(model, TOOLS) if front == "agent" else plain_graph(model, ToolNode(TOOLS))
         return graph, None
+    if arm in ("empty hooks", "handler lookup"):
+        hooks = EmptyHooks() if arm == "empty hooks" else HandlerLookup()
+        if front == "agent":
+            return create_agent(model, TOOLS, middleware=[hooks]), None
+        node = ToolNode(TOOLS, wrap_tool_call=hooks.wrap_tool_call, awrap_tool_call=hooks.awrap_tool_call)
+        return plain_graph(model, node), None
     served = None if arm == "recording" else flow
+    if arm.endswith("unrecorded"):
+        store = False  # type: ignore[assignment]
     if front == "agent":
         server: Any = StrettoMiddleware(served, reads=READS, writes=["refund"], store=store)
         return create_agent(model, TOOLS, middleware=[server]), server
     server = StrettoToolWrapper(served, reads=READS, writes=["refund"], store=store)
     return plain_graph(model, server.tool_node(TOOLS)), server
+
+
+class EmptyHooks(AgentMiddleware):
+    """A middleware with stretto's hooks and state that does nothing: LangChain's cost of hooks."""
+
+    state_schema = StrettoState
+
+    def before_agent(self, state: Any, runtime: Any) -> dict[str, Any]:
+        return {"stretto_run": "run"}
+
+    async def abefore_agent(self, state: Any, runtime: Any) -> dict[str, Any]:
+        return {"stretto_run": "run"}
+
+    def after_agent(self, state: Any, runtime: Any) -> None:
+        return None
+
+    async def aafter_agent(self, state: Any, runtime: Any) -> None:
+        return None
+
+    def wrap_model_call(self, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+
+class HandlerLookup(EmptyHooks):
+    """Empty hooks that make one extra call of `get_customer` through the handler after each call
+    and append its text, with no stretto at all: what a lookup costs LangChain itself."""
+
+    @staticmethod
+    def _extra(request: Any) -> Any:
+        customer = "C" + request.tool_call["args"]["order_id"][1:]
+        call = {"name": "get_customer", "args": {"customer_id": customer}, "id": "x-" + customer, "type": "tool_call"}
+        return replace(request, tool_call=call, tool=TOOLS[1])
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        message = handler(request)
+        extra = handler(self._extra(request))
+        return message.model_copy(update={"content": message.content + "\n" + extra.content})
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        message = await handler(request)
+        extra = await handler(self._extra(request))
+        return message.model_copy(update={"content": message.content + "\n" + extra.content})
 
 
 def timed_run(graph: Any, mode: str, server: Any) -> tuple[float, float]:
@@ -165,7 +229,9 @@ def tool_alone(runs: int) -> float:
     return statistics.median(times)
 
 
-ARMS = ["langgraph", "recording", "no lookup", "one lookup"]
+ARMS = ["langgraph", "empty hooks", "handler lookup", "recording", "no lookup", "no lookup unrecorded", "one lookup"]
+SERVED = ARMS[3:]
+ISOLATED = ["recording", "no lookup", "one lookup"]
 
 
 def measure(front: str, mode: str, runs: int, calls: int, flow: Any, store: Path) -> dict[str, tuple[float, float]]:
@@ -199,7 +265,7 @@ def lookups_per_call(folder: Path) -> float:
     return lookups / calls if calls else 0.0
 
 
-def isolated(arm: str, mode: str, runs: int, calls: int, flow: Any, store: Path) -> tuple[float, float]:
+def isolated(arm: str, mode: str, runs: int, calls: int, flow: Any, store: Path | bool) -> tuple[float, float]:
     """Median (wall, CPU) seconds per tool call of the middleware's own hooks, around handlers
     that only return what the model and the tool would, so only stretto's time is counted."""
     middleware = StrettoMiddleware(None if arm == "recording" else flow, reads=READS, writes=["refund"],
@@ -278,7 +344,7 @@ MODEL = Scripted(tool="get_order", calls=0)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--calls", type=int, default=10, help="tool calls per run (one session per run)")
     parser.add_argument("--out", type=Path, default=Path("bench-out/adapter_overhead_langgraph.json"))
     args = parser.parse_args()
@@ -289,40 +355,57 @@ def main() -> None:
     print(f"the lookup's tool alone (StructuredTool.invoke): {lookup_tool * 1e3:.3f} ms")
     ms = lambda seconds: round(seconds * 1e3, 4)  # noqa: E731
     with tempfile.TemporaryDirectory() as folder:
-        base_of: dict[str, float] = {}
-        print("end to end, added per tool call (wall | CPU), and as a share of langgraph's own per-call time")
+        base_cpu_of: dict[str, float] = {}
+        print("end to end, per tool call (wall | CPU): langgraph's own time, what empty hooks add to it, and what")
+        print("stretto adds over empty hooks (share of langgraph's own CPU time)")
         for front in ("agent", "graph"):
             for mode in ("sync", "async"):
                 times = measure(front, mode, args.runs, args.calls, flow, Path(folder))
                 base_wall, base_cpu = times["langgraph"]
-                base_of[mode] = base_of.get(mode) or base_wall
+                hooks_wall, hooks_cpu = times["empty hooks"]
+                base_cpu_of[mode] = base_cpu_of.get(mode) or base_cpu
+                lookup_wall, lookup_cpu = times["handler lookup"][0] - hooks_wall, times["handler lookup"][1] - hooks_cpu
                 row: dict[str, Any] = {"front": front, "mode": mode, "langgraph_ms_per_call": ms(base_wall),
-                                       "langgraph_cpu_ms_per_call": ms(base_cpu)}
-                line = [f"  {front:<5} {mode:<5} langgraph {base_wall * 1e3:5.2f} | {base_cpu * 1e3:5.2f} ms"]
-                for arm in ARMS[1:]:
+                                       "langgraph_cpu_ms_per_call": ms(base_cpu),
+                                       "empty_hooks_added_ms": ms(hooks_wall - base_wall),
+                                       "empty_hooks_added_cpu_ms": ms(hooks_cpu - base_cpu),
+                                       "handler_lookup_added_ms": ms(lookup_wall),
+                                       "handler_lookup_added_cpu_ms": ms(lookup_cpu)}
+                line = [f"  {front:<5} {mode:<5} langgraph {base_wall * 1e3:4.2f} | {base_cpu * 1e3:4.2f} ms",
+                        f"hooks {(hooks_wall - base_wall) * 1e3:+5.2f} | {(hooks_cpu - base_cpu) * 1e3:+5.2f}",
+                        f"a call via the handler {lookup_wall * 1e3:+5.2f} | {lookup_cpu * 1e3:+5.2f}"]
+                for arm in SERVED:
                     key = arm.replace(" ", "_")
-                    wall, cpu = times[arm][0] - base_wall, times[arm][1] - base_cpu
+                    wall, cpu = times[arm][0] - hooks_wall, times[arm][1] - hooks_cpu
                     row[key + "_added_ms"], row[key + "_added_cpu_ms"] = ms(wall), ms(cpu)
                     row[key + "_ratio"], row[key + "_cpu_ratio"] = round(wall / base_wall, 4), round(cpu / base_cpu, 4)
                     row[key + "_lookups_per_call"] = round(
                         lookups_per_call(Path(folder) / front / mode / arm.replace(" ", "-")), 3)
-                    line.append(f"{arm} {wall * 1e3:+6.3f} | {cpu * 1e3:+6.3f} ms ({cpu / base_cpu:+.0%})")
+                    line.append(f"{arm} {wall * 1e3:+5.2f} | {cpu * 1e3:+5.2f} ({cpu / base_cpu:+.0%})")
+                row["one_lookup_beyond_its_call_ms"] = ms(times["one lookup"][0] - times["handler lookup"][0])
+                row["one_lookup_beyond_its_call_cpu_ms"] = ms(times["one lookup"][1] - times["handler lookup"][1])
+                row["meets_goals_cpu"] = (row["no_lookup_added_cpu_ms"] < 0.2
+                                          and row["one_lookup_beyond_its_call_cpu_ms"] < 1.0)
+                line.append(f"one lookup beyond its call {row['one_lookup_beyond_its_call_ms']:+5.2f} | "
+                            f"{row['one_lookup_beyond_its_call_cpu_ms']:+5.2f}")
                 print("   ".join(line))
                 report["end_to_end"].append(row)
-        print("in isolation (the middleware's hooks only), per tool call (wall | CPU)")
-        for mode in ("sync", "async"):
-            row = {"mode": mode}
-            line = [f"  agent {mode:<5}"]
-            for arm in ARMS[1:]:
-                wall, cpu = isolated(arm, mode, args.runs, args.calls, flow, Path(folder) / "isolated" / mode / arm)
-                key = arm.replace(" ", "_")
-                row[key + "_ms"], row[key + "_cpu_ms"] = ms(wall), ms(cpu)
-                row[key + "_ratio"] = round(wall / base_of[mode], 4)
-                line.append(f"{arm} {wall * 1e3:5.3f} | {cpu * 1e3:5.3f} ms ({wall / base_of[mode]:.1%})")
-            row["meets_goals"] = (min(row["no_lookup_ms"], row["no_lookup_cpu_ms"]) < 0.2
-                                  and min(row["one_lookup_ms"], row["one_lookup_cpu_ms"]) < lookup_tool * 1e3 + 1.0)
-            print("   ".join(line) + f"   goals met: {row['meets_goals']}")
-            report["isolated"].append(row)
+        print("in isolation (the middleware's hooks called directly), per tool call (wall | CPU), "
+              "and as a share of langgraph's own CPU time")
+        for store in ("disk", "none"):
+            for mode in ("sync", "async"):
+                row = {"mode": mode, "store": store}
+                line = [f"  {mode:<5} sessions to {store:<4}"]
+                for arm in ISOLATED:
+                    where: Path | bool = Path(folder) / "isolated" / mode / arm if store == "disk" else False
+                    wall, cpu = isolated(arm, mode, args.runs, args.calls, flow, where)
+                    key = arm.replace(" ", "_")
+                    row[key + "_ms"], row[key + "_cpu_ms"] = ms(wall), ms(cpu)
+                    row[key + "_cpu_ratio"] = round(cpu / base_cpu_of[mode], 4)
+                    line.append(f"{arm} {wall * 1e3:5.3f} | {cpu * 1e3:5.3f} ms ({cpu / base_cpu_of[mode]:.0%})")
+                row["meets_goals_cpu"] = row["no_lookup_cpu_ms"] < 0.2 and row["one_lookup_cpu_ms"] < 1.0
+                print("   ".join(line) + f"   goals met (CPU): {row['meets_goals_cpu']}")
+                report["isolated"].append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")
