@@ -25,6 +25,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from stretto_core import LiveSession
 
 from stretto_langgraph.messages import content_text, turn_calls, turn_usage
+from stretto_langgraph.ordering import CallOrder
 
 MAX_OPEN = 256
 """Conversations kept open at once; beyond this the least recently used is closed."""
@@ -35,6 +36,7 @@ class Conversation:
 
     def __init__(self, live: LiveSession) -> None:
         self.live = live
+        self.order = CallOrder()
         self._seen: set[str] = set()
         self._started = False
         self._lock = threading.Lock()
@@ -70,7 +72,9 @@ class Conversation:
         if key in self._seen:
             return
         self._seen.add(key)
-        self.live.llm_turn(text=str(message.text), calls=turn_calls(message), usage=turn_usage(message))
+        calls = turn_calls(message)
+        self.order.turn([c.call_id for c in calls])
+        self.live.llm_turn(text=str(message.text), calls=calls, usage=turn_usage(message))
 
 
 def _key(message: Any) -> str:

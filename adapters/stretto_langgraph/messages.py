@@ -51,6 +51,17 @@ def with_appendix(message: ToolMessage, appendix: str) -> ToolMessage:
     return message.model_copy(update={"content": new})
 
 
+def answered_calls(state: Any) -> list[str]:
+    """The calls of the latest model turn whose results the state already holds."""
+    messages = state.get("messages") if isinstance(state, dict) else None
+    answered: list[str] = []
+    for message in reversed(messages or ()):
+        if not isinstance(message, ToolMessage):
+            break
+        answered.append(message.tool_call_id)
+    return answered
+
+
 def turn_calls(message: AIMessage) -> list[ToolCall]:
     """The tool calls of a model turn, as stretto records them."""
     calls = []

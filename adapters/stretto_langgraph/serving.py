@@ -1,9 +1,10 @@
 """The part the middleware and the tool node wrapper share: serve one tool call, sync or async.
 
-After the agent's own call comes back, its result is recorded, the flow's lookups are made
-through the same handler, and their text is appended inside the agent's ToolMessage. Whatever
-goes wrong on stretto's side (a lookup, the recorder, the engine), the agent gets its own
-result, unchanged; a `Command` a tool returns passes through untouched and unrecorded.
+After the agent's own call comes back (and the calls before it in its model turn, see
+`ordering.py`), its result is recorded, the flow's lookups are made through the same handler,
+and their text is appended inside the agent's ToolMessage. Whatever goes wrong on stretto's
+side (a lookup, the recorder, the engine), the agent gets its own result, unchanged; a `Command`
+a tool returns passes through untouched and unrecorded.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from stretto_core import Stretto
 from stretto_langgraph.conversations import MAX_OPEN, Conversation, Conversations
 from stretto_langgraph.kinds import manifest_of_tools
 from stretto_langgraph.lookups import AsyncHandler, SyncHandler, async_call_tool, sync_call_tool
-from stretto_langgraph.messages import model_name, tool_outcome, with_appendix
+from stretto_langgraph.messages import answered_calls, model_name, tool_outcome, with_appendix
 
 log = logging.getLogger("stretto.langgraph")
 
@@ -73,35 +74,51 @@ class Serving:
     # -- one tool call -------------------------------------------------------------------------
     async def aserve(self, conversation: Conversation | None, request: ToolCallRequest,
                      handler: AsyncHandler, extra_tools: Sequence[Any] = ()) -> Any:
-        result = await handler(request)
-        if conversation is None or not isinstance(result, ToolMessage):
-            return result
+        if conversation is None:
+            return await handler(request)
+        call = request.tool_call
+        call_id = call.get("id") or ""
+        conversation.order.start(call_id, answered_calls(request.state))
         try:
-            call = request.tool_call
-            text, error = tool_outcome(result)
-            call_tool = async_call_tool(request, handler, extra_tools)
-            appendix = await conversation.live.after_tool(call.get("id") or "", call["name"], _args(call), text,
-                                                          call_tool, error=error)
-        except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
-            log.warning("stretto: serving after %s failed and was skipped: %s", request.tool_call.get("name"), exc)
-            return result
-        return with_appendix(result, appendix)
+            result = await handler(request)
+            if not isinstance(result, ToolMessage):
+                return result
+            try:
+                await conversation.order.await_turn(call_id)  # the calls before it in its turn first
+                text, error = tool_outcome(result)
+                call_tool = async_call_tool(request, handler, extra_tools)
+                appendix = await conversation.live.after_tool(call_id, call["name"], _args(call), text,
+                                                              call_tool, error=error)
+            except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
+                log.warning("stretto: serving after %s failed and was skipped: %s", call.get("name"), exc)
+                return result
+            return with_appendix(result, appendix)
+        finally:
+            conversation.order.finish(call_id)
 
     def serve(self, conversation: Conversation | None, request: ToolCallRequest,
               handler: SyncHandler, extra_tools: Sequence[Any] = ()) -> Any:
-        result = handler(request)
-        if conversation is None or not isinstance(result, ToolMessage):
-            return result
+        if conversation is None:
+            return handler(request)
+        call = request.tool_call
+        call_id = call.get("id") or ""
+        conversation.order.start(call_id, answered_calls(request.state))
         try:
-            call = request.tool_call
-            text, error = tool_outcome(result)
-            call_tool = sync_call_tool(request, handler, extra_tools)
-            appendix = conversation.live.after_tool_sync(call.get("id") or "", call["name"], _args(call), text,
-                                                         call_tool, error=error)
-        except Exception as exc:  # noqa: BLE001
-            log.warning("stretto: serving after %s failed and was skipped: %s", request.tool_call.get("name"), exc)
-            return result
-        return with_appendix(result, appendix)
+            result = handler(request)
+            if not isinstance(result, ToolMessage):
+                return result
+            try:
+                conversation.order.wait(call_id)
+                text, error = tool_outcome(result)
+                call_tool = sync_call_tool(request, handler, extra_tools)
+                appendix = conversation.live.after_tool_sync(call_id, call["name"], _args(call), text,
+                                                             call_tool, error=error)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("stretto: serving after %s failed and was skipped: %s", call.get("name"), exc)
+                return result
+            return with_appendix(result, appendix)
+        finally:
+            conversation.order.finish(call_id)
 
     def close(self) -> None:
         """Close every open conversation's session file."""

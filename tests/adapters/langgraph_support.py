@@ -103,10 +103,11 @@ class Shop:
     """The toy tools, with a log of every call made, and a customer lookup that can misbehave."""
 
     def __init__(self, customer: str = "ok", metadata: bool = False, blocks: bool = False,
-                 order_command: bool = False) -> None:
+                 order_command: bool = False, order_delay: dict[str, float] | None = None) -> None:
         self.customer = customer  # ok | slow | raise | hang | garbage
         self.blocks = blocks  # get_order answers with a list of content blocks
         self.order_command = order_command  # get_order answers with a Command
+        self.order_delay = order_delay or {}  # seconds get_order takes, by order
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.release = threading.Event()
         self.finished = False  # a hung lookup has come back
@@ -122,6 +123,7 @@ class Shop:
         def get_order(order_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> Any:
             """Look up an order."""
             self._log("get_order", order_id=order_id)
+            time.sleep(self.order_delay.get(order_id, 0.0))
             text = json.dumps({"order_id": order_id, "customer_id": ORDERS.get(order_id, "C0"),
                                "status": "delivered"})
             if self.order_command:

@@ -98,6 +98,20 @@ def test_parallel_calls_of_one_turn_each_get_their_own_lookups(front: str, mode:
 
 @both
 @modes
+def test_parallel_results_are_taken_in_the_order_the_model_made_the_calls(front: str, mode: str,
+                                                                         tmp_path: Path) -> None:
+    shop = Shop(order_delay={"O1": 0.2})  # the first call comes back last
+    steps = [calls(("get_order", {"order_id": "O1"}), ("get_order", {"order_id": "O2"})), reply()]
+    serve_once(front, mode, shop, steps, tmp_path, toy_flow(), reads=READS, writes=WRITES)
+    assert sorted(args["order_id"] for args in shop.called("get_order")) == ["O1", "O2"]
+    (session,) = session_files(tmp_path)
+    taken = [(e.kind, e.call_id if isinstance(e, ToolResult) else e.after_call_id) for e in session.events
+             if isinstance(e, (ToolResult, Lookup))]
+    assert taken == [("tool_result", "call_1"), ("lookup", "call_1"), ("tool_result", "call_2"), ("lookup", "call_2")]
+
+
+@both
+@modes
 def test_a_result_made_of_blocks_gets_the_lookups_as_one_more_text_block(front: str, mode: str,
                                                                           tmp_path: Path) -> None:
     shop = Shop(blocks=True)
