@@ -93,13 +93,16 @@ class StrettoMiddleware(AgentMiddleware[StrettoState, Any, Any]):
         return self.before_agent(state, runtime)
 
     def after_agent(self, state: StrettoState, runtime: Any) -> dict[str, Any] | None:
-        key, thread = self._key(state, _config())
-        if thread is None:
-            guarded("closing a run's session", lambda: self._serving.conversations.end(key))
-        else:
+        def end() -> None:
+            key, thread = self._key(state, _config())
+            if thread is None:
+                self._serving.conversations.end(key)  # a run's session ends with the run
+                return
             conversation = self._serving.conversations.get(key)
             if conversation is not None:
-                guarded("closing a thread's session file", conversation.live.close)
+                conversation.live.close()  # a thread's file closes; its next run reopens it
+
+        guarded("closing the run's session", end)
         return None
 
     async def aafter_agent(self, state: StrettoState, runtime: Any) -> dict[str, Any] | None:

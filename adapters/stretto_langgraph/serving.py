@@ -78,7 +78,7 @@ class Serving:
             return await handler(request)
         call = request.tool_call
         call_id = call.get("id") or ""
-        conversation.order.start(call_id, answered_calls(request.state))
+        guarded("ordering the call", lambda: conversation.order.start(call_id, answered_calls(request.state)))
         try:
             result = await handler(request)
             if not isinstance(result, ToolMessage):
@@ -89,12 +89,12 @@ class Serving:
                 call_tool = async_call_tool(request, handler, extra_tools)
                 appendix = await conversation.live.after_tool(call_id, call["name"], _args(call), text,
                                                               call_tool, error=error)
+                return with_appendix(result, appendix)
             except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
                 log.warning("stretto: serving after %s failed and was skipped: %s", call.get("name"), exc)
                 return result
-            return with_appendix(result, appendix)
         finally:
-            conversation.order.finish(call_id)
+            guarded("ordering the call", lambda: conversation.order.finish(call_id))
 
     def serve(self, conversation: Conversation | None, request: ToolCallRequest,
               handler: SyncHandler, extra_tools: Sequence[Any] = ()) -> Any:
@@ -102,7 +102,7 @@ class Serving:
             return handler(request)
         call = request.tool_call
         call_id = call.get("id") or ""
-        conversation.order.start(call_id, answered_calls(request.state))
+        guarded("ordering the call", lambda: conversation.order.start(call_id, answered_calls(request.state)))
         try:
             result = handler(request)
             if not isinstance(result, ToolMessage):
@@ -113,12 +113,12 @@ class Serving:
                 call_tool = sync_call_tool(request, handler, extra_tools)
                 appendix = conversation.live.after_tool_sync(call_id, call["name"], _args(call), text,
                                                              call_tool, error=error)
+                return with_appendix(result, appendix)
             except Exception as exc:  # noqa: BLE001
                 log.warning("stretto: serving after %s failed and was skipped: %s", call.get("name"), exc)
                 return result
-            return with_appendix(result, appendix)
         finally:
-            conversation.order.finish(call_id)
+            guarded("ordering the call", lambda: conversation.order.finish(call_id))
 
     def close(self) -> None:
         """Close every open conversation's session file."""
