@@ -19,14 +19,23 @@ from stretto_core.procedures.episodes import Episode
 from stretto_core.procedures.ir import Action, Binding
 from stretto_core.procedures.state import RunState
 
-KIND_WEIGHT = {"result-where": 1.0, "result": 0.99, "ticket": 0.9, "const": 0.5}
-"""How much a provenance's coverage counts, by how well it carries to unseen customers."""
+KIND_WEIGHT = {"result-ticket": 1.0, "result-word": 0.995, "result": 0.99, "ticket": 0.9,
+               "result-id": 0.6, "const": 0.5}
+"""How much a provenance's coverage counts, by how well it carries to unseen customers: a record
+picked by a value of the ticket, or by a word (`status="Overdue"`), over the newest record, over
+the ticket's shape; a record picked by an identifier constant (`plan_id="P1002"`) carries no
+better than a constant."""
 
 
 def _weight(binding: Binding) -> float:
-    if binding.kind == "result":
-        return KIND_WEIGHT["result-where" if binding.where else "result"]
-    return KIND_WEIGHT.get(binding.kind, 0.5)
+    if binding.kind != "result":
+        return KIND_WEIGHT.get(binding.kind, 0.5)
+    if not binding.where:
+        return KIND_WEIGHT["result"]
+    kinds = {"result-ticket" if sel.kind == "ticket" else
+             "result-id" if any(c.isdigit() for c in str(sel.value)) else "result-word"
+             for sel in binding.where.values()}
+    return min(KIND_WEIGHT[k] for k in kinds)
 
 
 @dataclass

@@ -78,7 +78,7 @@ def _cast(text: str, cast: str | None) -> Any:
 
 
 def _selector_for(value: Any, ticket: str) -> Selector:
-    if isinstance(value, str) and len(value) >= 3 and value in ticket:
+    if isinstance(value, str) and any(c.isdigit() for c in value) and value in ticket:
         pattern = shape(value)
         matches = ticket_matches(pattern, ticket)
         if value in matches:
@@ -146,7 +146,7 @@ def candidates(value: Any, state: RunState) -> list[Binding]:
                                 cast=cast if isinstance(leaf, str) else None))
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) and len(str(value)) >= 1:
         text = str(value)
-        if text and text in state.ticket:
+        if any(c.isdigit() for c in text) and text in state.ticket:
             pattern = shape(value)
             matches = ticket_matches(pattern, state.ticket)
             if text in matches:

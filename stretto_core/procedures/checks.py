@@ -4,7 +4,8 @@ A demonstrator that resolved a ticket read, after its last write, what the ticke
 about (a speed test, whether a message can be sent, the status bar). A check is learned for
 each such read (the probe): the ticket phrase that says when it applies (nearly every resolved
 episode whose ticket has the phrase ends with that read, and most that end with it have the
-phrase), the tokens every final result showed (`contains`, less those every earlier result also
+phrase; among equals, the phrase that shares most words with the probe's name and results), the
+tokens every final result showed (`contains`, less those every earlier result also
 showed), and the tokens earlier results showed that no final one did (`lacks`).
 """
 
@@ -43,13 +44,15 @@ def learn_checks(episodes: list[Episode], vocab: list[str]) -> list[Check]:
         ending = {i for i, f in enumerate(finals) if probe in f}
         if len(ending) < MIN_SUPPORT:
             continue
-        phrase = _phrase(probe, ending, words, vocab)
+        phrase = _phrase(probe, ending, words, vocab, _probe_words(resolved, finals, ending, probe))
         if phrase is None:
             continue
         chosen = [i for i in ending if phrase in words[i]]
         final_tokens = [set(resolved[i].steps[finals[i][probe]].tokens) for i in chosen]
         earlier = [set(s.tokens) for i in range(len(resolved)) for j, s in enumerate(resolved[i].steps)
                    if s.action == probe and not s.error and (i not in ending or j != finals[i][probe])]
+        final_tokens = [{t for t in ts if not _composite(t)} for ts in final_tokens]
+        earlier = [{t for t in ts if not _composite(t)} for ts in earlier]
         contains = set.intersection(*final_tokens)
         if earlier:
             contains -= set.intersection(*earlier)
@@ -62,12 +65,26 @@ def learn_checks(episodes: list[Episode], vocab: list[str]) -> list[Check]:
     return checks
 
 
-def _phrase(probe: str, ending: set[int], words: list[set[str]], vocab: list[str]) -> str | None:
+def _composite(token: str) -> bool:
+    """A whole line made of ` | ` pieces: its pieces are tokens of their own, and less strict."""
+    return " | " in token
+
+
+def _probe_words(resolved: list[Episode], finals: list[dict[str, int]], ending: set[int], probe: str) -> set[str]:
+    """The words of the probe's name and of what it returned: a phrase sharing them is about it."""
+    text = probe.split("{")[0].replace("_", " ")
+    for i in sorted(ending)[:20]:
+        text += " " + " ".join(t for s in resolved[i].steps if s.action == probe for t in s.tokens)
+    return set(ticket_words(text))
+
+
+def _phrase(probe: str, ending: set[int], words: list[set[str]], vocab: list[str],
+            about: set[str]) -> str | None:
     having: dict[str, set[int]] = defaultdict(set)
     for i, ws in enumerate(words):
         for w in ws:
             having[w].add(i)
-    best: tuple[float, int, str] | None = None
+    best: tuple[float, int, int, str] | None = None
     for phrase in sorted(set(vocab) | {w for ws in words for w in ws}):
         with_phrase = having.get(phrase, set())
         if not with_phrase:
@@ -77,10 +94,11 @@ def _phrase(probe: str, ending: set[int], words: list[set[str]], vocab: list[str
         recall = hit / len(ending)
         if precision < MIN_PRECISION or recall < MIN_RECALL or hit < MIN_SUPPORT:
             continue
-        score = (recall, len(phrase.split()), phrase)
-        if best is None or score[:2] > best[:2]:
+        overlap = sum(1 for w in phrase.split() if w in about)
+        score = (recall, overlap, len(phrase.split()), phrase)
+        if best is None or score[:3] > best[:3]:
             best = score
-    return best[2] if best else None
+    return best[3] if best else None
 
 
 def check_passes(check: Check, tokens: list[str]) -> tuple[bool, str]:

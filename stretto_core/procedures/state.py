@@ -10,7 +10,7 @@ A state is the ticket and the calls made so far with their results. Its features
   a scalar of the newest JSON result (strings without digits, booleans and nulls only: numbers
   and identifiers would not carry to other customers);
 - `TOOL:len(LIST)=0|1|2+`, `TOOL:len=0|1|2+`: the length of a list in it;
-- `TOOL:A>=B`: two numeric fields of one object compared;
+- `TOOL:A>=B`: two numeric fields, or two ISO dates, of one object compared;
 - `TOOL:says LINE`: a line of a text result, or a ` | `-separated piece of one, digits masked.
 """
 
@@ -27,6 +27,7 @@ MAX_SCALAR_TEXT = 40
 """Longer strings are free text, not states."""
 
 _DIGITS = re.compile(r"\d+")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _WORD = re.compile(r"[a-z]+")
 MIN_WORD = 3
 
@@ -76,6 +77,7 @@ def _number(value: Any) -> float | None:
 
 def _object_tokens(obj: dict[str, Any], prefix: str, out: list[str]) -> None:
     numbers: list[tuple[str, float]] = []
+    dates: list[tuple[str, str]] = []
     for key, value in obj.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
@@ -94,10 +96,13 @@ def _object_tokens(obj: dict[str, Any], prefix: str, out: list[str]) -> None:
         number = _number(value)
         if number is not None and not prefix:
             numbers.append((key, number))
-    for a, x in numbers:
-        for b, y in numbers:
-            if a != b and x >= y:
-                out.append(f"{a}>={b}")
+        elif isinstance(value, str) and _DATE.match(value) and not prefix:
+            dates.append((key, value[:10]))
+    for pairs in (numbers, dates):
+        for a, x in pairs:
+            for b, y in pairs:
+                if a != b and x >= y:
+                    out.append(f"{a}>={b}")
 
 
 def result_tokens(content: str, parsed: Any) -> list[str]:
