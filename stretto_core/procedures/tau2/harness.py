@@ -109,3 +109,39 @@ def cascade_task(procedure: Procedure, task: Any, model_for: Callable[[str], Mod
 
 def package_task(task_id: str) -> Any:
     return telecom_tasks()[task_id]
+
+
+def training_task_ids() -> list[str]:
+    """The official split's training tasks (74)."""
+    from stretto_core.sessions.splits import official_split
+
+    return list(official_split("tau2", "telecom").train)
+
+
+def generated_task_ids(limit: int | None = None, seed: int = 0) -> list[str]:
+    """Generated telecom tasks (the package's `full` set) that are neither training nor test
+    tasks, nor a test task under another persona, in a seeded random order."""
+    import random
+
+    from stretto_core.procedures.sources import fault_signature
+    from stretto_core.sessions.splits import official_split
+
+    split = official_split("tau2", "telecom")
+    test, train = set(split.test), set(split.train)
+    signatures = {fault_signature(t) for t in test}
+    ids = sorted(t for t in telecom_tasks() if t not in test and t not in train
+                 and fault_signature(t) not in signatures)
+    random.Random(seed).shuffle(ids)
+    return ids if limit is None else ids[:limit]
+
+
+def demonstrations(task_ids: list[str], manifest: ToolManifest | None = None,
+                   split: str = "train") -> tuple[list[Session], list[float]]:
+    """The demonstrator's sessions on these tasks (all of them, successful or not) and rewards."""
+    tasks = telecom_tasks()
+    sessions, rewards = [], []
+    for task_id in task_ids:
+        session, reward = demonstrate(tasks[task_id], manifest, split=split)
+        sessions.append(session)
+        rewards.append(reward.reward)
+    return sessions, rewards
