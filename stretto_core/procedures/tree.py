@@ -95,10 +95,50 @@ def depth_of(node: Node) -> int:
     return 0
 
 
+@dataclass
+class _Grown:
+    """A tree grown once to full depth, with each node's first option: the tree of every
+    smaller depth is its prefix (ID3's splits do not depend on the depth limit)."""
+
+    first: str
+    feature: str | None = None
+    yes: "_Grown | None" = None
+    no: "_Grown | None" = None
+
+
+def _first(examples: list[Example]) -> str:
+    counts = Counter(e.label for e in examples)
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def _grow_once(examples: list[Example], depth: int) -> _Grown:
+    node = _Grown(_first(examples))
+    if depth <= 0 or len({e.label for e in examples}) <= 1:
+        return node
+    split = best_split(examples)
+    if split is None:
+        return node
+    node.feature = split[0]
+    node.yes = _grow_once([e for e in examples if node.feature in e.features], depth - 1)
+    node.no = _grow_once([e for e in examples if node.feature not in e.features], depth - 1)
+    return node
+
+
+def _predictions(node: _Grown, features: frozenset[str], max_depth: int) -> list[str]:
+    """The first option of the tree of each depth 0..max_depth for these features."""
+    out = []
+    for _ in range(max_depth + 1):
+        out.append(node.first)
+        if node.feature is not None:
+            node = node.yes if node.feature in features else node.no  # type: ignore[assignment]
+    return out
+
+
 def choose_depth(examples: list[Example], max_depth: int = MAX_DEPTH,
                  folds: int = FOLDS) -> tuple[int, float | None]:
     """The smallest depth with the best held-out accuracy over tasks, and that accuracy.
 
+    Each fold's tree is grown once to `max_depth`; the tree of a smaller depth is its prefix.
     With fewer than two tasks there is nothing to hold out: the full depth, and no accuracy.
     """
     groups = sorted({e.group for e in examples})
@@ -106,20 +146,15 @@ def choose_depth(examples: list[Example], max_depth: int = MAX_DEPTH,
         return max_depth, None
     k = min(folds, len(groups))
     fold_of = {g: i % k for i, g in enumerate(groups)}
-    best_depth, best_acc = 0, -1.0
-    for depth in range(max_depth + 1):
-        right = 0
-        for fold in range(k):
-            train = [e for e in examples if fold_of[e.group] != fold]
-            held = [e for e in examples if fold_of[e.group] == fold]
-            if not train or not held:
-                continue
-            tree = grow(train, depth)
-            right += sum(1 for e in held if (predict(tree, e.features) or [Option(action="", count=0)])[0].action
-                         == e.label)
-        accuracy = right / len(examples)
-        if accuracy > best_acc + 1e-12:
-            best_depth, best_acc = depth, accuracy
-        if depth > best_depth + 2:
-            break
-    return best_depth, best_acc
+    right = [0] * (max_depth + 1)
+    for fold in range(k):
+        train = [e for e in examples if fold_of[e.group] != fold]
+        held = [e for e in examples if fold_of[e.group] == fold]
+        if not train or not held:
+            continue
+        root = _grow_once(train, max_depth)
+        for e in held:
+            for depth, label in enumerate(_predictions(root, e.features, max_depth)):
+                right[depth] += label == e.label
+    best = max(range(max_depth + 1), key=lambda d: (right[d], -d))
+    return best, right[best] / len(examples)

@@ -137,7 +137,16 @@ def generated_task_ids(limit: int | None = None, seed: int = 0) -> list[str]:
 
 def demonstrations(task_ids: list[str], manifest: ToolManifest | None = None,
                    split: str = "train") -> tuple[list[Session], list[float]]:
-    """The demonstrator's sessions on these tasks (all of them, successful or not) and rewards."""
+    """The demonstrator's sessions on these tasks (all of them, successful or not) and rewards.
+
+    The sessions carry the shipped telecom manifest unless another is given: without tool kinds a
+    compiled procedure could not tell reads from writes, and its guard would hold nothing back.
+    """
+    if manifest is None:
+        from stretto_core.paths import manifest_path
+        from stretto_core.sessions.manifest import load_manifest
+
+        manifest = load_manifest(manifest_path("tau2", "telecom"))
     tasks = telecom_tasks()
     sessions, rewards = [], []
     for task_id in task_ids:
