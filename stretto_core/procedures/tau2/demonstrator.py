@@ -58,10 +58,15 @@ class _Session:
         self.fresh.clear()
 
 
-def telecom_workflow(ticket: str) -> Workflow:
-    """The written solo workflow, as a generator of calls."""
+def telecom_workflow(ticket: str, known: dict[str, str] | None = None) -> Workflow:
+    """The written solo workflow, as a generator of calls.
+
+    `known` holds results already in hand and still current (no write since), by
+    `tool + json(arguments)`: the workflow uses them instead of reading again.
+    """
     lower = ticket.lower()
     memory = _Session()
+    memory.fresh.update(known or {})
 
     def read(tool: str, args: dict[str, Any] | None = None) -> Generator[Call, Result, str]:
         key = tool + json.dumps(args or {}, sort_keys=True)
@@ -253,21 +258,37 @@ def _mms(ctx: _Context, read, write) -> Generator[Call, Result, bool]:
 class WorkflowModel:
     """The workflow as a scripted model for the cascade: one call per LLM turn, on the live state.
 
-    It starts the written workflow afresh from where the procedure left the phone and the account
-    (it does not read the procedure's calls: its reads are made again, so every one is a turn),
-    and its last turn, with no call, ends its part.
+    It follows the written workflow from its start, on the state the procedure left, taking from
+    its context (the procedure's calls and results) every read made after the procedure's last
+    write instead of making it again; any other call is one LLM turn, and a last turn with no
+    call ends its part. `reads` are the tools it may take from the context (the shipped
+    manifest's reads by default).
     """
 
-    def __init__(self, ticket: str) -> None:
-        self.workflow = telecom_workflow(ticket)
-        self.started = False
+    def __init__(self, ticket: str, reads: set[str] | None = None) -> None:
+        self.ticket = ticket
+        self.reads = reads if reads is not None else _manifest_reads()
+        self.workflow: Workflow | None = None
+
+    def _known(self, context: list[dict[str, Any]]) -> dict[str, str]:
+        calls = {c["id"]: c for m in context if m.get("role") == "assistant" for c in m.get("tool_calls") or []}
+        known: dict[str, str] = {}
+        for message in context:
+            if message.get("role") != "tool" or message.get("id") not in calls:
+                continue
+            call = calls[message["id"]]
+            if call["name"] not in self.reads:
+                known.clear()
+            elif not message.get("error"):
+                known[call["name"] + json.dumps(call.get("arguments") or {}, sort_keys=True)] = message.get("content", "")
+        return known
 
     def turn(self, context: list[dict[str, Any]]):
         from stretto_core.procedures.cascade import ModelTurn
 
         try:
-            if not self.started:
-                self.started = True
+            if self.workflow is None:
+                self.workflow = telecom_workflow(self.ticket, self._known(context))
                 call = next(self.workflow)
             else:
                 last = next(m for m in reversed(context) if m.get("role") == "tool")
@@ -275,3 +296,10 @@ class WorkflowModel:
         except StopIteration:
             return ModelTurn(text="done")
         return ModelTurn(calls=[call])
+
+
+def _manifest_reads() -> set[str]:
+    from stretto_core.paths import manifest_path
+    from stretto_core.sessions.manifest import load_manifest
+
+    return set(load_manifest(manifest_path("tau2", "telecom")).reads())
