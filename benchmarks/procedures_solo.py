@@ -73,7 +73,12 @@ def recorded_agent_on_test(test: list[str]) -> dict[str, Any]:
             "llm_turns_per_ticket": round(turns / max(1, len(sims)), 2)}
 
 
-def evaluate(name: str, episodes: list, test: list[str], out_dir: Path, renamed: bool = True) -> dict[str, Any]:
+def calls_of(session) -> list[tuple[str, str]]:
+    return [(c.tool, json.dumps(c.arguments, sort_keys=True)) for c in session.agent_calls()]
+
+
+def evaluate(name: str, episodes: list, test: list[str], out_dir: Path, renamed: bool = True,
+             reference: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, Any]:
     started = time.time()
     procedure = compile_procedure(episodes, APP)
     compiled_s = time.time() - started
@@ -86,6 +91,9 @@ def evaluate(name: str, episodes: list, test: list[str], out_dir: Path, renamed:
         "compile_seconds": round(compiled_s, 1), "test": summarize(alone, cascaded).as_dict(),
         "runs": run_rows(alone), "cascade_runs": run_rows(cascaded or []),
     }
+    if reference:
+        row["test"]["same_calls_as_demonstrator"] = sum(
+            [(t, json.dumps(a, sort_keys=True)) for t, a, _, _ in r.calls] == reference.get(r.task_id) for r in alone)
     if renamed:
         renamed_alone, renamed_cascaded = measure(procedure, test, renamed=True, cascade=True)
         row["renamed"] = summarize(renamed_alone, renamed_cascaded).as_dict()
@@ -146,13 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     # reference only (how well the written workflow itself does); never compiled from
     demo_test_sessions, demo_test_rewards = demonstrations(test, manifest, "test")
 
+    reference = {s.header.task_id: calls_of(s) for s in demo_test_sessions}
     rows: list[dict[str, Any]] = []
     print("compiling and running on the 40 test tasks ...", flush=True)
-    rows.append(evaluate("recorded", recorded, test, args.procedures))
-    rows.append(evaluate("recorded+demos(train)", recorded + demo_train, test, args.procedures))
+    rows.append(evaluate("recorded", recorded, test, args.procedures, reference=reference))
+    rows.append(evaluate("recorded+demos(train)", recorded + demo_train, test, args.procedures, reference=reference))
     if demo_generated:
         rows.append(evaluate("recorded+demos(train+generated)", recorded + demo_train + demo_generated, test,
-                             args.procedures))
+                             args.procedures, reference=reference))
     curve: list[dict[str, Any]] = []
     for fraction in (0.25, 0.5, 1.0):
         for seed in range(args.seeds if fraction < 1 else 1):
@@ -200,6 +209,8 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"{row['name']:34} {row['sessions']:>5} {row['tasks']:>5} | {t['passed']:>5} {v.get('resolved', 0):>4} "
               f"{v.get('transferred', 0):>4} {v.get('hand_back', 0):>4} {t['hand_backs_failed']:>7} "
               f"{t['missed_failures']:>6} | {renamed:>7} | {t['cascade_passed']:>7} {t['llm_turns_per_ticket']:>7}")
+    same = [f"{row['name']} {row['test'].get('same_calls_as_demonstrator')}/40" for row in result["procedures"]]
+    print("test tasks where the procedure made exactly the demonstrator's calls: " + ", ".join(same))
     print(f"\n{'learning curve (recorded + train demos)':40} {'tasks':>5} {'alone':>5} {'hb':>4} {'missed':>6} "
           f"{'cascade':>7} {'turns/t':>7}")
     for point in result["learning_curve"]:

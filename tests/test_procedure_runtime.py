@@ -120,3 +120,11 @@ def test_a_tool_that_raises_is_an_error_result_not_a_crash(procedure):
     result = run_procedure(procedure, customer(95).ticket(), broken)
     assert result.calls[0].error and result.calls[0].content == "Error: server gone"
     assert result.verdict == "hand_back"
+
+
+def test_a_stop_that_no_check_confirms_is_handed_back_not_called_resolved(procedure):
+    unchecked = procedure.model_copy(update={"checks": []})
+    world = customer(96, fuse="blown")
+    result = run_procedure(unchecked, world.ticket(), world)
+    assert world.lamp_on, "the procedure did the work"
+    assert result.verdict == "hand_back" and "no check confirms" in result.reason

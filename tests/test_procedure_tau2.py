@@ -107,3 +107,22 @@ def test_generated_tasks_are_never_test_tasks_nor_their_persona_variants():
     generated = generated_task_ids()
     assert len(generated) > 2000
     assert not {t.rsplit("[PERSONA:", 1)[0] for t in generated} & signatures
+
+
+def test_the_workflow_model_takes_reads_after_the_last_write_from_its_context_and_makes_the_rest():
+    from stretto_core.procedures.cascade import context_of
+    from stretto_core.procedures.runtime import Call, RunResult
+    from stretto_core.procedures.tau2.demonstrator import WorkflowModel
+
+    ticket = ("The user has been unable to send MMS messages. Customer name: A B, phone number: 555-000-1111. "
+              "They will consider the issue resolved when an MMS message can be successfully sent.")
+    customer = json.dumps({"customer_id": "C9", "line_ids": ["L9"]})
+    line = json.dumps({"line_id": "L9", "phone_number": "555-000-1111", "status": "Active"})
+    calls = [Call("get_customer_by_phone", {"phone_number": "555-000-1111"}, customer),
+             Call("get_details_by_id", {"id": "L9"}, line)]
+    model = WorkflowModel(ticket, reads={"get_customer_by_phone", "get_details_by_id", "can_send_mms"})
+    assert model.turn(context_of(ticket, RunResult("hand_back", "test", calls))).calls == [("can_send_mms", {})]
+    after_write = calls + [Call("toggle_data", {}, "Mobile Data is now ON.")]
+    fresh = WorkflowModel(ticket, reads={"get_customer_by_phone", "get_details_by_id", "can_send_mms"})
+    first = fresh.turn(context_of(ticket, RunResult("hand_back", "test", after_write))).calls
+    assert first == [("get_customer_by_phone", {"phone_number": "555-000-1111"})]

@@ -16,8 +16,6 @@ from typing import Any, Iterator
 from stretto_core.procedures.ir import Binding, Selector
 from stretto_core.procedures.state import RunState
 
-Address = tuple[Any, ...]
-
 
 def leaves(obj: Any, path: str = "$", record: Any = None, rpath: str = "$") -> Iterator[tuple[str, Any, Any, str]]:
     """(general path, value, record, record's general path) for every scalar of a JSON value.

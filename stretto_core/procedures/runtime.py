@@ -5,10 +5,11 @@ The decisions are pure (`ProcedureRun.next` takes the state, returns the next ca
 the drivers make the calls: `run_procedure` against an in-process tool set, `arun_procedure`
 against an async one (an MCP client session, see `procedures.mcp`). Verdicts:
 
-- `resolved`: the tree said stop and every check that applies to the ticket passed;
+- `resolved`: the tree said stop and every check that applies to the ticket passed (at least one
+  must apply: an outcome nothing confirms is not called resolved);
 - `transferred`: the procedure made its handoff call (the policy directs a person to take it);
-- `hand_back`: a check failed, no option at a leaf binds or passes the guard, there is no tree
-  for the site, or the call budget ran out. `reason` says which, in words.
+- `hand_back`: a check failed or none applies, no option at a leaf binds or passes the guard,
+  there is no tree for the site, or the call budget ran out. `reason` says which, in words.
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ class ProcedureRun:
         if self.result is not None:
             return self.result
         if not self._check_notes:
-            return self._end("resolved", "the tree stopped; no check applies to this ticket")
+            return self._end("hand_back", "the tree stopped, but no check confirms the outcome this ticket asks for")
         return self._end("resolved", "the tree stopped and " + "; ".join(self._check_notes))
 
     def _bind_probe(self, action: Action) -> dict[str, Any] | None:
