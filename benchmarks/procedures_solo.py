@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.paths import data_root, manifest_path
-from stretto_core.procedures.compile import compile_procedure
+from stretto_core.procedures.compile import CompileOptions, compile_procedure
 from stretto_core.procedures.ir import save_procedure
 from stretto_core.procedures.sources import read_sessions, training_episodes
 from stretto_core.procedures.tau2.env import env_constructor, telecom_tasks
@@ -78,9 +78,10 @@ def calls_of(session) -> list[tuple[str, str]]:
 
 
 def evaluate(name: str, episodes: list, test: list[str], out_dir: Path, renamed: bool = True,
-             reference: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, Any]:
+             reference: dict[str, list[tuple[str, str]]] | None = None,
+             options: CompileOptions | None = None) -> dict[str, Any]:
     started = time.time()
-    procedure = compile_procedure(episodes, APP)
+    procedure = compile_procedure(episodes, APP, options)
     compiled_s = time.time() - started
     save_procedure(procedure, out_dir / f"{name}.procedure.json")
     alone, cascaded = measure(procedure, test, cascade=True)
@@ -162,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     if demo_generated:
         rows.append(evaluate("recorded+demos(train+generated)", recorded + demo_train + demo_generated, test,
                              args.procedures, reference=reference))
+    rows.append(evaluate("ablation: constants, not provenance", recorded + demo_train, test, args.procedures,
+                         reference=reference, options=CompileOptions(constants_only=True)))
     curve: list[dict[str, Any]] = []
     for fraction in (0.25, 0.5, 1.0):
         for seed in range(args.seeds if fraction < 1 else 1):

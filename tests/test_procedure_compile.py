@@ -126,3 +126,14 @@ def test_id3_splits_on_the_feature_that_tells_the_actions_apart_and_cv_keeps_it_
     tree = grow(examples, depth)
     assert depth == 1 and accuracy == 1.0
     assert predict(tree, {"x"})[0].action == "a" and predict(tree, set())[0].action == "b"
+
+
+def test_without_provenance_a_new_customer_gets_the_demonstrated_ids_and_fails(procedure):
+    from stretto_core.procedures.compile import CompileOptions
+
+    constants = compile_procedure(training_episodes(), "toy/lamp", CompileOptions(constants_only=True))
+    assert all(b.kind in ("const", "text") for a in constants.actions.values() for b in a.arguments.values())
+    world = customer(80, fuse="blown")
+    result = run_procedure(constants, world.ticket(), world)
+    assert result.calls[0].error and not world.lamp_on
+    assert run_procedure(procedure, customer(80, fuse="blown").ticket(), customer(80, fuse="blown")).verdict == "resolved"

@@ -62,16 +62,19 @@ def action_key(action: Action) -> str:
     return f"{action.tool}{{{args}}}"
 
 
-def assign_actions(episodes: list[Episode]) -> tuple[dict[str, Action], list[list[str]]]:
-    """The actions of the training calls, and each episode's steps named by their action keys."""
+def assign_actions(episodes: list[Episode], constants_only: bool = False) -> tuple[dict[str, Action], list[list[str]]]:
+    """The actions of the training calls, and each episode's steps named by their action keys.
+
+    `constants_only` binds every argument to the value the demonstration passed (an ablation:
+    what a procedure without provenance would do for a customer no trace saw)."""
     states = [RunState(e.ticket, e.steps) for e in episodes]
     occurrences: dict[tuple[str, str], list[_Occurrence]] = defaultdict(list)
     for i, episode in enumerate(episodes):
         for t, step in enumerate(episode.steps):
             prefix = states[i].prefix(t)
             for arg, value in step.arguments.items():
-                options = [b for b in candidates(value, prefix)
-                           if _reproduces(b, prefix, step.tool, step.arguments, arg, step.kind)]
+                found = [Binding(kind="const", value=value)] if constants_only else candidates(value, prefix)
+                options = [b for b in found if _reproduces(b, prefix, step.tool, step.arguments, arg, step.kind)]
                 occurrences[(step.tool, arg)].append(_Occurrence(i, t, value, options))
     chosen: dict[tuple[int, int, str], Binding] = {}
     for (tool, arg), occs in occurrences.items():

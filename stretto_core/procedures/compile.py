@@ -30,11 +30,14 @@ CALL_HEADROOM = 2
 
 @dataclass
 class CompileOptions:
-    """How deep trees may grow, how many folds choose the depth, and the handoff tool."""
+    """How deep trees may grow, how many folds choose the depth, the handoff tool, and whether
+    arguments are bound by provenance (the default) or as constants."""
 
     max_depth: int = MAX_DEPTH
     folds: int = FOLDS
     handoff: str | None = None
+    constants_only: bool = False
+    """Bind every argument to the value demonstrated (an ablation of provenance)."""
 
 
 def find_handoff(episodes: list[Episode]) -> str | None:
@@ -80,7 +83,7 @@ def compile_procedure(episodes: list[Episode], domain: str, options: CompileOpti
     for e in episodes:
         if handoff and e.steps and e.steps[-1].tool == handoff:
             e.ending = "handoff"
-    actions, _ = assign_actions(episodes)
+    actions, _ = assign_actions(episodes, options.constants_only)
     vocab = ticket_vocab(episodes)
     trees: dict[str, Tree] = {}
     for site, examples in sorted(examples_by_site(episodes, vocab).items()):
