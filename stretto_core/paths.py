@@ -8,7 +8,9 @@ The benchmark data is never part of the repository: it is read from `STRETTO_DAT
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -29,3 +31,17 @@ def stretto_home() -> Path:
 def manifest_path(benchmark: str, domain: str) -> Path:
     """The shipped manifest of a benchmark's domain, e.g. `manifests/tau2-retail.json`."""
     return data_root() / "manifests" / f"{benchmark}-{domain}.json"
+
+
+@contextmanager
+def data_root_at(path: Path) -> Iterator[Path]:
+    """Read the published trajectories from `path` for a while (e.g. the test fixtures' sample)."""
+    before = os.environ.get("STRETTO_DATA")
+    os.environ["STRETTO_DATA"] = str(path)
+    try:
+        yield path
+    finally:
+        if before is None:
+            os.environ.pop("STRETTO_DATA", None)
+        else:
+            os.environ["STRETTO_DATA"] = before

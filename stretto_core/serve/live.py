@@ -189,6 +189,8 @@ class LiveSession:
             self._announced.add(call_id)
             self._seen(LLMTurn(calls=[ToolCall(call_id=call_id, tool=tool, arguments=dict(arguments))],
                                inferred=True))
+        if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], bool):
+            output, error = output[0], output[1] if error is None else error
         content = result_text(output)
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)
