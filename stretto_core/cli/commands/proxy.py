@@ -75,7 +75,7 @@ def run_command(
                              reads=_names(reads), allow=_names(tools) or None, deny=_names(deny), theta=theta,
                              per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
                              call_budget=call_budget, server_timeout=server_timeout, app=app, log_level=log_level)
-    raise typer.Exit(run.run_proxy(config))
+    raise SystemExit(run.run_proxy(config))
 
 
 @proxy_app.command("setup", context_settings=_EXTRA)
@@ -121,7 +121,7 @@ def setup_command(
         return
     if not yes and not typer.confirm(f"Write server {name!r} into {p.path}?", default=False):
         typer.echo("not written")
-        raise typer.Exit(1)
+        raise SystemExit(1)
     typer.echo(f"wrote {hosts.write_plan(p)}" + (" (the old file is kept as .bak)" if p.before else ""))
 
 
