@@ -15,7 +15,7 @@ import json
 import logging
 from typing import Any, Iterable
 
-from stretto_core import Flow, ToolKind, ToolManifest, manifest_from_mcp_tools
+from stretto_core import Flow, ToolKind, ToolManifest, contract_still_holds, manifest_from_mcp_tools
 
 log = logging.getLogger("stretto.proxy")
 
@@ -25,13 +25,6 @@ LABEL_PREFIX = "proxy.refused."
 
 def _schema_key(tool: dict[str, Any]) -> str:
     return json.dumps(tool.get("inputSchema"), sort_keys=True, default=str)
-
-
-def _contract_key(spec: Any) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    contract = getattr(spec, "contract", None)
-    if contract is None:
-        return None
-    return tuple(sorted(contract.args)), tuple(sorted(contract.required))
 
 
 class Listing:
@@ -96,9 +89,9 @@ class Listing:
         if self.flow_manifest is not None:
             if not self.flow_manifest.is_read(name):
                 return "the flow does not mark it read"
-            pinned = _contract_key(self.flow_manifest.tools.get(name))
-            now = _contract_key(manifest_from_mcp_tools([tool]).tools.get(name))
-            if pinned is not None and now is not None and pinned != now:
+            pinned = getattr(self.flow_manifest.tools.get(name), "contract", None)
+            now = manifest_from_mcp_tools([tool]).tools[name].contract
+            if pinned is not None and now is not None and not contract_still_holds(pinned, now):
                 return "its input contract differs from the one the flow pinned"
         return None
 
