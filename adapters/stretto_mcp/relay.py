@@ -248,6 +248,7 @@ class Relay:
             await self._to_host(error_response(pending.message["id"], SERVER_GONE, f"stretto proxy: {exc}"))
             return
         pending.at_server = False
+        await self._listing_ready()  # the session opens with the listing known, whatever came back
         result = response.get("result")
         if "error" in response:
             self.served.unanswered(pending.call_id)  # a protocol error is no tool result
@@ -257,7 +258,6 @@ class Relay:
             out = response
         else:
             try:
-                await self._listing_ready()
                 out = {**response, "result": await asyncio.shield(
                     self.served.after_call(pending.call_id, name, arguments, result, self._lookup))}
             except asyncio.CancelledError:
@@ -274,6 +274,9 @@ class Relay:
         while True:
             message = await self.server.receive()
             if message is None:
+                wait_exit = getattr(self.server, "wait_exit", None)
+                if wait_exit is not None:
+                    await wait_exit(1.0)  # a child that closed its output is usually exiting: say how
                 note = getattr(self.server, "exit_note", lambda: "it closed the connection")()
                 waiting = [p for p in self._pending.values() if p.at_server]
                 mid = f" with {len(waiting)} request(s) in flight" if waiting else ""
@@ -399,7 +402,7 @@ class Relay:
 
     def _take_listing(self, tools: list[dict[str, Any]]) -> None:
         changes = self.served.listing.update(tools)
-        if changes:
+        if changes or self.served.live is not None:
             self.served.listing_changed(changes)
 
     async def _read_listing(self) -> None:

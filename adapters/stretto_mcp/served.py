@@ -86,8 +86,8 @@ class Served:
             log.warning("stretto proxy: the server's tools changed: %s", change)
         if self.live is not None:
             self.live.update_tools(self.listing.manifest())
-            for tool, why in self.listing.refusals().items():
-                log.warning("stretto proxy: no more lookups of %s: %s", tool, why)
+            for tool, why in self.listing.refusals().items() if changes else ():
+                log.warning("stretto proxy: no lookups of %s from now on: %s", tool, why)
 
     async def after_call(self, call_id: str, tool: str, arguments: dict[str, Any],
                          result: dict[str, Any], call_tool: CallTool) -> dict[str, Any]:

@@ -129,6 +129,7 @@ class ToyServer:
         if name == "get_order":
             return _text(ORDERS.get(args.get("order_id"), {"error": "no such order"}))
         if name == "get_customer":
+            await asyncio.sleep(float(os.environ.get("TOY_SLOW_CUSTOMER", "0")))
             self.notify("notifications/message", {"level": "info", "data": f"read customer {args.get('customer_id')}"})
             return _text(CUSTOMERS.get(args.get("customer_id"), {"error": "no such customer"}))
         if name == "refund":
