@@ -18,69 +18,20 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
 from stretto_mcp.channels import Channel, ChannelClosed
-from stretto_mcp.served import Served, is_complete, result_as_text
+from stretto_mcp.own import OwnRequests, _Listing
+from stretto_mcp.served import Served, is_complete
+from stretto_mcp.state import ExitStatus, RelayOptions, ServerGone, _Pending
 from stretto_mcp.wire import (INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVER_GONE, Malformed, envelope_of,
                               error_response, id_key, is_notification, is_request, is_response, meta_of,
-                              notification, params_of, request)
+                              notification, params_of)
 
 log = logging.getLogger("stretto.proxy")
 
 
-class ExitStatus(IntEnum):
-    """How a proxy run ended (its process exit status)."""
-
-    CLEAN = 0
-    """The host closed the connection with nothing in flight."""
-    INTERNAL = 1
-    """The proxy itself failed (a bug): see the traceback on stderr."""
-    SERVER_GONE = 3
-    """The server exited, crashed or closed its output; the host got an error for each request in flight."""
-    HOST_LEFT = 4
-    """The host disconnected with requests in flight; they were cancelled at the server."""
-    SERVER_HUNG = 5
-    """The server left a request unanswered past `--server-timeout`; the host got errors, the server was stopped."""
-    MALFORMED = 6
-    """Otherwise clean, but a side sent messages that were not JSON-RPC (each one reported on stderr)."""
-
-
-class ServerGone(Exception):
-    """The server can no longer answer (it exited, hung, or the proxy is stopping)."""
-
-
-@dataclass
-class _Pending:
-    """A host request the server has not answered yet."""
-
-    method: str
-    message: dict[str, Any]
-    started: float
-    future: asyncio.Future | None = None
-    call_id: str | None = None
-    task: asyncio.Task | None = None
-    cancelled: bool = False
-    at_server: bool = True
-
-
-@dataclass
-class RelayOptions:
-    server_timeout: float = 600.0
-    """A host request the server leaves unanswered this long (no progress either) means it hung."""
-    listing_timeout: float = 10.0
-    """How long the proxy's own `tools/list` may take before lookups go on without it."""
-
-
-@dataclass
-class _Listing:
-    pages: list[dict[str, Any]] = field(default_factory=list)
-    task: asyncio.Task | None = None
-
-
-class Relay:
+class Relay(OwnRequests):
     """One host connection in front of one server session."""
 
     def __init__(self, host: Channel, server: Channel, served: Served, options: RelayOptions | None = None) -> None:
@@ -359,78 +310,6 @@ class Relay:
                               f"the server has not answered {pending.method} (id {pending.message['id']!r}) "
                               f"for {waited:.1f} s; taking it as hung and stopping it")
                     return
-
-    # -- the proxy's own requests ---------------------------------------------------------
-    def _own_id(self) -> str:
-        self._counter += 1
-        return f"stretto-{self._nonce}-{self._counter}"
-
-    async def _ask(self, method: str, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
-        """One request of the proxy's own to the server, in the host's protocol era."""
-        request_id = self._own_id()
-        if self._envelope:
-            params = {**params, "_meta": dict(self._envelope)}
-        future = asyncio.get_running_loop().create_future()
-        self._own[id_key(request_id)] = future
-        try:
-            await self._to_server(request(request_id, method, params))
-            return await asyncio.wait_for(future, timeout) if timeout else await future
-        finally:
-            if self._own.pop(id_key(request_id), None) is not None and not self._stop.is_set():
-                self._cancel_at_server(request_id, "stretto: the proxy's own request was abandoned")
-
-    async def _lookup(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        """The flow's tool function: a `tools/call` on the proxy's one downstream session."""
-        self._lookups_in_flight += 1
-        try:
-            answer = await self._ask("tools/call", {"name": tool, "arguments": arguments})
-        finally:
-            self._lookups_in_flight -= 1
-        if "error" in answer:
-            error = answer["error"] if isinstance(answer["error"], dict) else {}
-            return f"Error: {error.get('message', 'the server refused the call')}", True
-        result = answer.get("result")
-        if not is_complete(result):
-            return "Error: the server asked for more input, which a lookup cannot give", True
-        return result_as_text(result)
-
-    def _host_listing_page(self, cursor: Any, result: dict[str, Any]) -> None:
-        tools = result.get("tools") if isinstance(result.get("tools"), list) else []
-        self._listing.pages = list(tools) if cursor is None else self._listing.pages + list(tools)
-        if not result.get("nextCursor"):
-            self._take_listing(self._listing.pages)
-
-    def _take_listing(self, tools: list[dict[str, Any]]) -> None:
-        changes = self.served.listing.update(tools)
-        if changes or self.served.live is not None:
-            self.served.listing_changed(changes)
-
-    async def _read_listing(self) -> None:
-        tools: list[dict[str, Any]] = []
-        cursor = None
-        for _ in range(100):  # a server whose cursor never ends cannot hold the proxy
-            answer = await self._ask("tools/list", {"cursor": cursor} if cursor else {},
-                                     timeout=self.options.listing_timeout)
-            result = answer.get("result") if isinstance(answer.get("result"), dict) else {}
-            tools.extend(result.get("tools") or [])
-            cursor = result.get("nextCursor")
-            if not cursor:
-                break
-        self._take_listing(tools)
-
-    def _relist_soon(self) -> None:
-        if self._listing.task is None or self._listing.task.done():
-            self._listing.task = asyncio.create_task(self._read_listing())
-
-    async def _listing_ready(self) -> None:
-        if not self.served.listing.known:
-            self._relist_soon()
-        task = self._listing.task
-        if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), self.options.listing_timeout)
-            except Exception as exc:  # noqa: BLE001 - without a listing no tool is a read: no lookups
-                log.warning("stretto proxy: could not read the server's tool listing (%s)", exc or type(exc).__name__)
 
     # -- sending -------------------------------------------------------------------------
     async def _to_server(self, message: dict[str, Any]) -> None:
