@@ -262,8 +262,10 @@ class HttpServer:
         self._closed = True
         stack, self._stack = self._stack, None
         if stack is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(stack.aclose(), GRACE_SECONDS * 2)
+            import anyio
+
+            with contextlib.suppress(Exception), anyio.move_on_after(GRACE_SECONDS * 2):
+                await stack.aclose()  # in this task: the transport's cancel scopes were entered here
 
 
 def _modern_headers(message: dict[str, Any]) -> dict[str, str] | None:

@@ -237,5 +237,28 @@ def read_session_files(store: Path) -> list[Any]:
     return [read_session(p) for p in sorted(store.glob("*.jsonl"))]
 
 
+def serve_http(port: int) -> None:
+    """The same shop's reads over Streamable HTTP, on the mcp SDK's low-level Server (loopback only)."""
+    import mcp_types as types
+    import uvicorn
+    from mcp.server import Server
+
+    listed = [types.Tool.model_validate(t) for t in tool_list() if t["name"] in ("get_order", "get_customer")]
+
+    async def on_list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=listed)
+
+    async def on_call_tool(ctx: Any, params: Any) -> Any:
+        args = params.arguments or {}
+        value = ORDERS.get(args.get("order_id")) if params.name == "get_order" else CUSTOMERS.get(args.get("customer_id"))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(value))])
+
+    server = Server("toy-http", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="error")
+
+
 if __name__ == "__main__":
-    asyncio.run(_serve())
+    if len(sys.argv) > 2 and sys.argv[1] == "http":
+        serve_http(int(sys.argv[2]))
+    else:
+        asyncio.run(_serve())

@@ -177,3 +177,37 @@ def test_calls_sent_together_are_recorded_as_one_inferred_turn(tmp_path: Path) -
     turns = [e for e in session.events if e.kind == "llm_turn"]
     assert [sorted(c.tool for c in t.calls) for t in turns] == [["get_order", "slow"], ["refund"]]
     assert all(t.inferred for t in turns)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_streamable_http_server_is_served_the_same_way(tmp_path: Path, mode: str) -> None:
+    import socket
+    import subprocess
+    import time
+
+    from proxy_support import HERE, PYTHON
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([PYTHON, str(HERE), "http", str(port)])
+    try:
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        command = [PYTHON, "-m", "stretto_core", "proxy", "--flow", str(toy_flow(tmp_path / "toy.flow.json")),
+                   "--store", str(tmp_path / "s"), "--upstream", f"http://127.0.0.1:{port}/mcp"]
+        params = StdioServerParameters(command=command[0], args=command[1:])
+
+        async def run() -> list[str]:
+            async with Client(params, mode=mode) as client:
+                await client.list_tools()
+                return _texts(await client.call_tool("get_order", {"order_id": "O1"}))
+
+        texts = anyio.run(run)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert json.loads(texts[0])["customer_id"] == "C7" and '"tier": "gold"' in texts[1]
