@@ -282,3 +282,36 @@ def _modern_headers(message: dict[str, Any]) -> dict[str, str] | None:
     if name_key and isinstance(params.get(name_key), str):
         headers["mcp-name"] = encode_header_value(params[name_key])
     return headers
+
+
+class Traced:
+    """A channel that also writes every message it moves to a trace file (`--trace FILE`)."""
+
+    def __init__(self, inner: Any, trace: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._trace = trace
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def _note(self, direction: str, message: Any) -> None:
+        import json
+        import time
+
+        body = message if isinstance(message, dict) else {"malformed": getattr(message, "reason", None)}
+        self._trace.write(json.dumps({"t": round(time.monotonic(), 6), "dir": direction, "msg": body},
+                                     default=str) + "\n")
+        self._trace.flush()
+
+    async def receive(self) -> Any:
+        message = await self.inner.receive()
+        self._note(f"{self.name}>proxy", message if message is not None else {"eof": True})
+        return message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self._note(f"proxy>{self.name}", message)
+        await self.inner.send(message)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -55,8 +55,7 @@ class Relay(OwnRequests):
 
     # -- running ---------------------------------------------------------------------------
     async def run(self) -> ExitStatus:
-        pumps = [asyncio.create_task(self._from_host()), asyncio.create_task(self._from_server()),
-                 asyncio.create_task(self._watch())]
+        pumps = [asyncio.create_task(self._guarded(pump)) for pump in (self._from_host, self._from_server, self._watch)]
         try:
             await self._stop.wait()
         finally:
@@ -65,6 +64,16 @@ class Relay(OwnRequests):
             await asyncio.gather(*pumps, return_exceptions=True)
             await self._shutdown()
         return self.status
+
+    async def _guarded(self, pump: Any) -> None:
+        """A pump that fails (a bug) stops the proxy with status 1 rather than leaving a side waiting."""
+        try:
+            await pump()
+        except (asyncio.CancelledError, ServerGone):
+            raise
+        except Exception:  # noqa: BLE001
+            log.exception("stretto proxy: internal error in %s", pump.__name__)
+            self.stop(ExitStatus.INTERNAL, f"internal error in {pump.__name__}; stopping")
 
     def stop(self, status: ExitStatus, why: str) -> None:
         """End the run once; the first reason given is the one reported."""
@@ -181,8 +190,21 @@ class Relay(OwnRequests):
         pending = _Pending("tools/call", message, time.monotonic(), future=asyncio.get_running_loop().create_future(),
                            call_id=call_id)
         self._track(message, pending)
-        pending.task = asyncio.create_task(self._finish_call(pending, name, arguments))
+        pending.task = asyncio.create_task(self._answer_call(pending, name, arguments))
         await self._to_server(message)
+
+    async def _answer_call(self, pending: _Pending, name: str, arguments: dict[str, Any]) -> None:
+        """`_finish_call`, and if it fails (a bug), the host still gets an answer, never a wait."""
+        try:
+            await self._finish_call(pending, name, arguments)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            log.exception("stretto proxy: internal error answering %s", name)
+            self._pending.pop(id_key(pending.message["id"]), None)
+            if not pending.cancelled:
+                await self._to_host(error_response(pending.message["id"], INTERNAL_ERROR,
+                                                   f"stretto proxy: internal error ({type(exc).__name__})"))
 
     async def _finish_call(self, pending: _Pending, name: str, arguments: dict[str, Any]) -> None:
         key = id_key(pending.message["id"])

@@ -45,6 +45,8 @@ class ProxyConfig(BaseModel):
     task_id: str | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     log_level: str = "INFO"
+    trace: Path | None = None
+    """Write every message both ways to this file (JSON lines), for debugging."""
 
 
 def build_stretto(config: ProxyConfig) -> Any:
@@ -88,6 +90,11 @@ async def serve(config: ProxyConfig, host: Any = None) -> int:
         return int(ExitStatus.SERVER_GONE)
     if host is None:
         host = await open_host_stdio()
+    if config.trace is not None:
+        from stretto_mcp.channels import Traced
+
+        trace = open(config.trace, "a", encoding="utf-8")
+        host, server = Traced(host, trace), Traced(server, trace)
     relay = Relay(host, server, served, RelayOptions(server_timeout=config.server_timeout))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -11,6 +11,7 @@ are what the scripted model reads. Used by `tests/adapters/test_proxy_e2e.py` an
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ def proxy_command(server: list[str], flow: Path | None, store: Path, theta: floa
                "--log-level", "WARNING"]
     if flow is not None:
         command += ["--flow", str(flow)]
+    trace = os.environ.get("STRETTO_PROXY_TRACE")
+    if trace:
+        command += ["--trace", trace]
     return [*command, "--", *server]
 
 

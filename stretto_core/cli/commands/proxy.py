@@ -65,6 +65,7 @@ def run_command(
     upstream: Optional[str] = typer.Option(None, "--upstream", help="A Streamable HTTP server's URL instead of a command."),
     app: Optional[str] = typer.Option(None, "--app", help="The app name recorded in sessions."),
     log_level: str = typer.Option("INFO", "--log-level", help="stderr verbosity: DEBUG, INFO, WARNING, ERROR."),
+    trace: Optional[Path] = typer.Option(None, "--trace", help="Also write every message both ways to this file."),
 ) -> None:
     """Serve the proxy on stdio in front of `-- <server command>` (or `--upstream URL`)."""
     command = list(ctx.args)
@@ -74,7 +75,8 @@ def run_command(
     config = run.ProxyConfig(command=command, upstream=upstream, flow=flow, store=store, record=not no_record,
                              reads=_names(reads), allow=_names(tools) or None, deny=_names(deny), theta=theta,
                              per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
-                             call_budget=call_budget, server_timeout=server_timeout, app=app, log_level=log_level)
+                             call_budget=call_budget, server_timeout=server_timeout, app=app, log_level=log_level,
+                             trace=trace)
     raise SystemExit(run.run_proxy(config))
 
 
