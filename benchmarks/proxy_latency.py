@@ -5,7 +5,9 @@
 A raw JSON-RPC host (no SDK of its own, so the host's cost does not hide the proxy's) makes the
 same requests to a server directly and through `stretto proxy` (recording on, no flow, so every
 call is forwarded, recorded and answered with no lookup), alternating in blocks so both see the
-same machine load. Servers: the toy server of the tests (answers in microseconds) and the real
+same machine load. For `tools/call` it also measures, in the same run, a minimal forwarder on
+the mcp SDK's low-level `Server` + `Client` (tools only, no recording): the design the proxy was
+first planned on. Servers: the toy server of the tests (answers in microseconds) and the real
 mcp-server-git (`git_branch`). Prints p50 and p99 of each round trip, the added time at p50 and
 p99 (through minus direct), and the ratio; the goal is p99 added < 2 ms.
 """
@@ -73,28 +75,56 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def sdk_forwarder(server: list[str]) -> None:
+    """A minimal MCP forwarder on the SDK's low-level Server + Client: tools/list and tools/call."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.server import Server
+    from mcp.server.stdio import stdio_server
+
+    async def main() -> None:
+        async with Client(StdioServerParameters(command=server[0], args=server[1:]), mode="legacy") as down:
+            async def list_tools(ctx, params):  # noqa: ANN001, ANN202
+                return await down.list_tools()
+
+            async def call_tool(ctx, params):  # noqa: ANN001, ANN202
+                return await down.call_tool(params.name, params.arguments)
+
+            forwarder = Server("sdk-forwarder", on_list_tools=list_tools, on_call_tool=call_tool)
+            async with stdio_server() as (read, write):
+                await forwarder.run(read, write, forwarder.create_initialization_options())
+
+    anyio.run(main)
+
+
 def measure(server: list[str], method: str, params: dict, calls: int, store: Path) -> dict:
     proxy = [sys.executable, "-m", "stretto_core", "proxy", "--store", str(store), "--log-level", "ERROR",
              "--", *server]
-    direct, through = RawClient(server), RawClient(proxy)
-    times: dict[str, list[float]] = {"direct": [], "proxy": []}
-    for _ in range(20):  # warm both up
-        direct.request(method, params)
-        through.request(method, params)
+    clients = {"direct": RawClient(server), "proxy": RawClient(proxy)}
+    if method == "tools/call":
+        clients["sdk"] = RawClient([sys.executable, str(Path(__file__).resolve()), "--sdk-forwarder", "--", *server])
+    times: dict[str, list[float]] = {name: [] for name in clients}
+    for _ in range(20):  # warm them up
+        for client in clients.values():
+            client.request(method, params)
     block = 20
+    through = clients["proxy"]
     cpu_start = cpu_seconds(through.process.pid)
     for _ in range(max(1, calls // block)):
-        for _ in range(block):
-            times["direct"].append(direct.request(method, params))
-        for _ in range(block):
-            times["proxy"].append(through.request(method, params))
+        for name, client in clients.items():
+            for _ in range(block):
+                times[name].append(client.request(method, params))
     cpu = cpu_seconds(through.process.pid)
-    direct.close()
-    through.close()
+    for client in clients.values():
+        client.close()
     row = {"server": " ".join(Path(server[0]).name for _ in [0]) + " " + method, "calls": len(times["direct"])}
     for name, values in times.items():
         row[f"{name}_p50_ms"] = round(statistics.median(values) * 1000, 3)
         row[f"{name}_p99_ms"] = round(percentile(values, 0.99) * 1000, 3)
+    if "sdk" in times:
+        row["sdk_added_p50_ms"] = round(row["sdk_p50_ms"] - row["direct_p50_ms"], 3)
+        row["sdk_added_p99_ms"] = round(row["sdk_p99_ms"] - row["direct_p99_ms"], 3)
     row["added_p50_ms"] = round(row["proxy_p50_ms"] - row["direct_p50_ms"], 3)
     row["added_p99_ms"] = round(row["proxy_p99_ms"] - row["direct_p99_ms"], 3)
     row["proxy_cpu_ms_per_message"] = (round((cpu - cpu_start) / len(times["proxy"]) * 1000, 3)
@@ -105,6 +135,9 @@ def measure(server: list[str], method: str, params: dict, calls: int, store: Pat
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--sdk-forwarder"]:
+        sdk_forwarder(sys.argv[3:] if sys.argv[2:3] == ["--"] else sys.argv[2:])
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--json", type=Path, default=Path("proxy_latency.json"))
@@ -137,6 +170,10 @@ def main() -> int:
         print(f"{r['server']:34} {r['direct_p50_ms']:>10.3f} {r['direct_p99_ms']:>7.3f} {r['proxy_p50_ms']:>10.3f} "
               f"{r['proxy_p99_ms']:>7.3f} {r['added_p50_ms']:>10.3f} {r['added_p99_ms']:>7.3f} "
               f"{r['ratio_p50']:>9.2f} {r['ratio_p99']:>5.2f}   proxy CPU {r['proxy_cpu_ms_per_message']} ms/message")
+    for r in rows:
+        if "sdk_added_p50_ms" in r:
+            print(f"{r['server']:34} SDK Server+Client forwarder: added p50 {r['sdk_added_p50_ms']:.3f}, "
+                  f"p99 {r['sdk_added_p99_ms']:.3f}")
     print("milliseconds per round trip; added = through the proxy minus direct, same run; goal: p99 added < 2 ms")
     print(f"load average while measuring: {Path('/proc/loadavg').read_text().split()[:3] if Path('/proc/loadavg').exists() else '?'}")
     args.json.write_text(json.dumps({"calls": args.calls, "rows": rows}, indent=2) + "\n")
