@@ -12,8 +12,6 @@ import pkgutil
 import sys
 from typing import Any
 
-import click
-
 from stretto_core.cli.verbs import VERBS
 from stretto_core.errors import StrettoError
 
@@ -29,50 +27,49 @@ def verb_modules() -> list[str]:
                   if not m.name.startswith("_"))
 
 
-def load_verb(module: str) -> dict[str, click.Command]:
-    """The click commands one command module registers."""
+def verb_app(module: str) -> Any:
+    """A typer app with one command module's verbs registered (and a group, so the verb is named)."""
     import typer
+
+    app = typer.Typer(no_args_is_help=True, add_completion=False, help=HELP)
+    app.callback()(_group)
+    importlib.import_module(f"{COMMANDS}.{module}").register(app)
+    return app
+
+
+def _group() -> None:
+    """stretto: learn which read-only lookups an agent will make, and make them for it."""
+
+
+def load_verb(module: str) -> dict[str, Any]:
+    """The commands one command module registers, by name."""
     import typer.main
 
-    holder = typer.Typer(add_completion=False)
-    importlib.import_module(f"{COMMANDS}.{module}").register(holder)
-    group = typer.main.get_group(holder)
+    group = typer.main.get_group(verb_app(module))
     return dict(group.commands)
 
 
-class LazyGroup(click.Group):
-    """A click group whose verbs import on first use; help lists them from `VERBS`."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        unlisted = [m for m in verb_modules() if m not in {mod for mod, _ in VERBS.values()}]
-        return sorted(set(VERBS) | set(unlisted))
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        module = VERBS[name][0] if name in VERBS else (name if name in verb_modules() else None)
-        if module is None:
-            return None
-        return load_verb(module).get(name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            if name in VERBS:
-                rows.append((name, VERBS[name][1]))
-            else:
-                command = self.get_command(ctx, name)
-                rows.append((name, command.get_short_help_str(80) if command else ""))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-cli = LazyGroup(name="stretto", help=HELP, no_args_is_help=True,
-                context_settings={"help_option_names": ["--help", "-h"]})
+def render_help() -> str:
+    """`stretto --help`: the verbs and their one-line help, from the table."""
+    width = max(len(name) for name in VERBS)
+    lines = ["Usage: stretto VERB [OPTIONS] [ARGS]...", "", HELP, "", "Verbs:"]
+    lines += [f"  {name:<{width}}  {text}" for name, (_, text) in sorted(VERBS.items())]
+    lines += ["", "Run `stretto VERB --help` for a verb's options."]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; a StrettoError prints as `stretto: <message>` and exits 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(render_help())
+        return 0
+    module = VERBS[args[0]][0] if args[0] in VERBS else None
+    if module is None:
+        print(f"stretto: no verb {args[0]!r}; the verbs are {', '.join(sorted(VERBS))}", file=sys.stderr)
+        return 2
     try:
-        cli.main(args=argv, prog_name="stretto", standalone_mode=True)
+        verb_app(module)(args=args, prog_name="stretto", standalone_mode=True)
     except StrettoError as exc:
         print(f"stretto: {exc}", file=sys.stderr)
         return 2

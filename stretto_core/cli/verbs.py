@@ -15,6 +15,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "ceiling": ("ceiling", "Class every LLM turn and print the read-only ceiling per app."),
     "costs": ("costs", "A saved turn's value, a detour's cost, and the threshold they set."),
     "curves": ("curves", "Learning curves: the agent's own, other agents', and a prior of others' plus its own."),
+    "doctor": ("doctor", "Check the install, the SDK extras, the store, the flows and the data."),
     "demo": ("demo", "Run stretto end to end on a built-in shop served by a scripted agent."),
     "flow": ("flow", "Read, merge and review flow files."),
     "ingest": ("ingest", "Convert recorded episodes into stretto sessions, one file each."),
