@@ -280,6 +280,10 @@ class Relay(OwnRequests):
                 pending.future.set_result(message)
             return
         self._pending.pop(key, None)
+        result = message.get("result")
+        if isinstance(result, dict) and self.served.live is None:  # who the server is (both eras)
+            meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+            self.served.server_info(result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo"))
         if pending.method == "tools/list" and isinstance(message.get("result"), dict):
             self._host_listing_page(params_of(pending.message).get("cursor"), message["result"])
         if not pending.cancelled:

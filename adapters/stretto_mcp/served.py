@@ -68,6 +68,15 @@ class Served:
         self._ids[base] = seen + 1
         return base if seen == 0 else f"{base}#{seen}"
 
+    def server_info(self, info: Any) -> None:
+        """The server's name names the app of the session, unless the operator named one (`--app`)."""
+        if not isinstance(info, dict) or self.live is not None:
+            return
+        if self.stretto.app is None and isinstance(info.get("name"), str):
+            self.stretto.app = info["name"]
+        if isinstance(info.get("version"), str):
+            self.labels.setdefault("proxy.server_version", info["version"])
+
     def arrived(self, call_id: str, tool: str, arguments: dict[str, Any]) -> None:
         self.turns.arrived(ToolCall(call_id=call_id, tool=tool, arguments=dict(arguments)))
 

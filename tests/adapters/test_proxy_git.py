@@ -60,6 +60,7 @@ def test_the_host_sees_the_same_tools_schemas_annotations_resources_and_prompts(
     assert {t["name"] for t in direct["tools"]} >= {"git_status", "git_log", "git_commit", "git_add"}
     assert any(t.get("annotations", {}).get("readOnlyHint") is False for t in direct["tools"])
     [session] = read_session_files(tmp_path / "s")
+    assert session.header.app == "mcp-git" and session.header.harness == "mcp-proxy"
     assert [e.kind for e in session.events] == ["llm_turn", "tool_result"]
     assert "hello again" not in session.events[1].content  # status shows the change, not the file
 
