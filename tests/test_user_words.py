@@ -120,3 +120,14 @@ def test_stretto_learn_takes_the_user_words_option_and_refuses_an_unknown_one(tm
     bad = CliRunner().invoke(app, ["learn", str(tmp_path / "s"), "--split", "all", "--user-words", "model",
                                    "--out", str(tmp_path / "g.json")])
     assert bad.exit_code != 0
+
+
+def test_the_turns_only_the_users_words_put_in_the_ceiling_are_bound_by_the_counted_spans_not_the_pattern() -> None:
+    from stretto_core.evaluate.measure.user_words import gap_turns_bound
+
+    train = [mail_session(n, name) for n, name in enumerate(NAMES)]
+    [episode] = prepare_sessions([mail_session(100, "ana")])
+    flows = {mode: FlowRuntime(learn(train, binding_options=BindingOptions(user_words=mode)))
+             for mode in (None, "pattern", "spans")}
+    assert {mode: gap_turns_bound(flow, episode) for mode, flow in flows.items()} == {
+        None: (1, 0), "pattern": (1, 0), "spans": (1, 1)}

@@ -26,7 +26,9 @@ from stretto_core.flow.ir import learn
 from stretto_core.learn.bindings.model import BindingOptions
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.serve.speculator import DEFAULT_THETA
-from stretto_core.sessions.model import Session
+from stretto_core.learn.bindings.model import START_SITE, site_name
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.state import ToolState
 from stretto_core.sessions.turns import TurnClass, classify_turns
 
 VARIANTS = ("off", "pattern", "spans")
@@ -60,6 +62,16 @@ class VariantFigures(BaseModel):
     detours_difference: Interval | None = None
 
 
+class Recovery(BaseModel):
+    """Of the turns only the user's words put in the ceiling, those whose every call the flow binds
+    exactly (the paper's "recovered" share: a pattern 0–4%, a small model 39–53%)."""
+
+    variant: str
+    gap_turns: int
+    bound: int
+    share: float | None
+
+
 class UserWordsRow(BaseModel):
     """One suite or domain (or a benchmark's pool): ceilings, and each flow's figures."""
 
@@ -70,6 +82,7 @@ class UserWordsRow(BaseModel):
     ceiling: float
     with_user_words: float
     variants: list[VariantFigures]
+    recovery: list[Recovery] = []
 
 
 def _ceilings(episodes) -> tuple[int, int, int]:
@@ -80,6 +93,58 @@ def _ceilings(episodes) -> tuple[int, int, int]:
         ceiling += classify_turns(session, manifest).count(TurnClass.ceiling)
         widened += classify_turns(session, manifest, user_words=True).count(TurnClass.ceiling)
     return turns, ceiling, widened
+
+
+def gap_turns_bound(flow: FlowRuntime, episode) -> tuple[int, int]:
+    """(turns in the user's-words ceiling but not the ceiling, those whose every call binds exactly),
+    the state and site as the speculator would have them just before the turn. A turn that repeats
+    a read made since the last write is left out of both (WorkBench agents often do)."""
+    session, manifest = Session(header=episode.header, events=episode.events), episode.manifest
+    plain = classify_turns(session, manifest)
+    widened = classify_turns(session, manifest, user_words=True)
+    gaps = {i for i, (a, b) in enumerate(zip(plain, widened)) if b is TurnClass.ceiling and a is not TurnClass.ceiling}
+    if not gaps:
+        return 0, 0
+    state = ToolState(flow.manifest, look_back=flow.look_back, user_source=flow.user_words)
+    site, turn, bound, repeats, users = START_SITE, -1, 0, 0, set()
+    for event in episode.events:
+        if isinstance(event, UserMessage):
+            state.observe_user(event.text)
+            for call in event.calls:
+                users.add(call.call_id)
+                state.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
+        elif isinstance(event, LLMTurn):
+            turn += 1
+            if turn in gaps and any(state.already_made(c.tool, c.arguments) for c in event.calls):
+                repeats += 1  # the same read again since the last write: no binder would make it
+            elif turn in gaps and event.calls and all(_binds(flow, state, site, c.tool, c.arguments)
+                                                      for c in event.calls):
+                bound += 1
+            for call in event.calls:
+                state.observe_call(call.call_id, call.tool, call.arguments)
+        elif isinstance(event, ToolResult):
+            mine = event.call_id not in users
+            state.observe_result(event.call_id, event.tool, event.content, event.parsed, event.error, by_agent=mine)
+            if mine:
+                site = site_name(event.tool, event.error)
+    return len(gaps) - repeats, bound
+
+
+def _binds(flow: FlowRuntime, state: ToolState, site: str, tool: str, arguments: dict) -> bool:
+    got = flow.bind(tool, state, site)
+    return got is not None and got.arguments == arguments
+
+
+def _recovery(plans, episodes_of) -> list[Recovery]:
+    out = []
+    for variant, plan in plans.items():
+        gaps = bound = 0
+        for flow, episodes in plan.assignments:
+            for e in episodes:
+                g, b = gap_turns_bound(flow, e)
+                gaps, bound = gaps + g, bound + b
+        out.append(Recovery(variant=variant, gap_turns=gaps, bound=bound, share=bound / gaps if gaps else None))
+    return out
 
 
 def _row(benchmark: str, domain: str, episodes, replays: dict[str, ReplayResult], draws: int,
@@ -109,6 +174,7 @@ def measure_user_words(corpora: dict[str, Corpus], *, theta: float = DEFAULT_THE
     for name, corpus in corpora.items():
         pooled: dict[str, list[ReplayResult]] = {v: [] for v in VARIANTS}
         episodes_all = []
+        recovered: list[Recovery] = []
         for domain in corpus.domains():
             if domains and domain not in domains:
                 continue
@@ -118,6 +184,8 @@ def measure_user_words(corpora: dict[str, Corpus], *, theta: float = DEFAULT_THE
             replays = {v: replay_each(plans[v].assignments, options) for v in VARIANTS}
             episodes = plans["off"].episodes
             rows.append(_row(name, domain, episodes, replays, draws, seed))
+            rows[-1].recovery = _recovery(plans, episodes)
+            recovered.extend(rows[-1].recovery)
             for v in VARIANTS:
                 pooled[v].append(replays[v])
             episodes_all.extend(episodes)
@@ -126,7 +194,13 @@ def measure_user_words(corpora: dict[str, Corpus], *, theta: float = DEFAULT_THE
         if len(pooled["off"]) > 1:
             rows.append(_row(name, f"{name} (all)", episodes_all, {v: merge_results(r) for v, r in pooled.items()},
                              draws, seed))
+            rows[-1].recovery = [_pool(v, [r for r in recovered if r.variant == v]) for v in VARIANTS]
     return rows
+
+
+def _pool(variant: str, parts: list[Recovery]) -> Recovery:
+    gaps, bound = sum(r.gap_turns for r in parts), sum(r.bound for r in parts)
+    return Recovery(variant=variant, gap_turns=gaps, bound=bound, share=bound / gaps if gaps else None)
 
 
 def render_user_words(rows: Sequence[UserWordsRow]) -> str:
@@ -142,6 +216,10 @@ def render_user_words(rows: Sequence[UserWordsRow]) -> str:
             line[f"Saved: {v.variant}"] = text
         for v in r.variants:
             line[f"Detours: {v.variant}"] = format_interval(v.detours_per_episode, 1, 2)
+        for rec in r.recovery:
+            if rec.variant != "off":
+                line[f"Bound right: {rec.variant}"] = (f"{rec.bound}/{rec.gap_turns}"
+                                                       + (f" ({100 * rec.share:.0f}%)" if rec.share is not None else ""))
         lines.append(line)
     if not lines:
         return "(no domain has test agents with train sessions to learn from)"
