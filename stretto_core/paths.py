@@ -15,12 +15,21 @@ from typing import Iterator
 _REPO = Path(__file__).resolve().parent.parent
 
 
+SAMPLE = _REPO / "tests" / "fixtures" / "data"
+"""The attributed sample of published trajectories a checkout carries (for tests and first runs)."""
+
+
 def data_root() -> Path:
-    """The folder of published trajectories: `$STRETTO_DATA`, else `../shared/data` beside the repo."""
+    """The folder of published trajectories: `$STRETTO_DATA`, else `../shared/data` beside the
+    checkout (or beside the working directory, for an installed copy), else the checkout's sample."""
     env = os.environ.get("STRETTO_DATA")
     if env:
         return Path(env)
-    return _REPO.parent / "shared" / "data"
+    beside_checkout = _REPO.parent / "shared" / "data"
+    for candidate in (beside_checkout, Path.cwd().parent / "shared" / "data", Path.cwd() / SAMPLE.relative_to(_REPO)):
+        if candidate.is_dir():
+            return candidate
+    return SAMPLE if SAMPLE.is_dir() else beside_checkout
 
 
 def stretto_home() -> Path:
