@@ -6,6 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
+from shared_data import full_data
 from stretto_core.cli import app
 from stretto_core.evaluate.replay.episode import prepare_sessions
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
@@ -101,6 +102,7 @@ def test_a_flow_learned_with_the_users_words_says_so_and_is_served_with_them(tmp
     assert "user_words" not in plain.to_json() and FlowRuntime(plain).user_words is None
 
 
+@full_data
 def test_a_flow_learned_without_the_users_words_is_the_shipped_flow_byte_for_byte(tmp_path) -> None:
     ingest_files("tau2", [data_root() / RETAIL], tmp_path)
     train = [s for s in load_sessions([tmp_path]) if split_of(s.header) == "train"]
