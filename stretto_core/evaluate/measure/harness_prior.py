@@ -183,15 +183,17 @@ def harness_table(cases: Sequence[HarnessAgentCase], *, theta: float = DEFAULT_T
         for protocol in protocols:
             having = [(c, r) for c, r in done if protocol in r]
             runs = [run for _, r in having for run in r[protocol]]
-            owns = [r["own"][0] for _, r in having if "own" in r]
-            own = merge_results(owns) if len(owns) == len(having) and owns else None
             # several orders of one agent weigh as one run of it in the pool
             weights = [len(r[protocol]) for _, r in having]
             cell = _cell(domain, "All", protocol, [c for c, _ in having], runs, draws, seed, None)
             saved = sum(res.turns_saved / w for (_, r), w in zip(having, weights) for res in r[protocol])
             detours = sum(res.detours / w for (_, r), w in zip(having, weights) for res in r[protocol])
             cell.saved, cell.detours = saved, detours
-            cell.kept = saved / own.turns_saved if own is not None and own.turns_saved else None
+            # kept: on the agents that have sessions of their own, this protocol's saved over own's
+            with_own = [(r, w) for (_, r), w in zip(having, weights) if "own" in r]
+            mine = sum(res.turns_saved / w for r, w in with_own for res in r[protocol])
+            theirs = sum(r["own"][0].turns_saved for r, _ in with_own)
+            cell.kept = mine / theirs if theirs else None
             cells.append(cell)
     return cells
 
