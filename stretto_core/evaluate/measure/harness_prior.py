@@ -4,7 +4,7 @@ For each agent × harness with test episodes, speculators are learned from its t
 the protocols below and replayed at θ = 0.3 with the use-before-write speculator on its own
 test episodes:
 
-    own          its own sessions only
+    own          its own sessions only (and its first n alone, where the prior rows have them)
     mates        its harness-mates' only (other agents of its harness)
     others       other harnesses' only (the same model's in another harness included)
     pooled       all of them, each session counting one
@@ -129,6 +129,11 @@ def run_case(case: HarnessAgentCase, *, theta: float = DEFAULT_THETA, orders: in
         play("others", only([], [], s.others), 0.0, ALL)
     if s.own and (s.mates or s.others):
         play("pooled", s, ALL, ALL)
+    for n in OWN_SIZES:  # the agent's first n alone, to set the prior's rows against
+        if s.mates and n < len(s.own):
+            for k in range(orders):
+                order = np.random.default_rng([seed, k]).permutation(len(s.own))
+                play(f"own first {n}", only([s.own[i] for i in sorted(order[:n])], [], []), 0.0, 0.0)
     if s.mates:
         for weight in PRIOR_WEIGHTS:
             if s.own:
