@@ -96,11 +96,26 @@ def _same_contract(flow: ToolManifest, live: ToolManifest, tool: str) -> bool:
     now = live.tools[tool].contract if tool in live.tools else None
     if pinned is None or now is None:
         return True
-    return _contract_key(pinned) == _contract_key(now)
+    return contract_still_holds(pinned, now)
 
 
-def _contract_key(c: InputContract) -> tuple:
-    return (tuple(sorted(c.args)), tuple(sorted(c.required)))
+def contract_still_holds(pinned: InputContract, now: InputContract) -> bool:
+    """Whether a server's listed contract still takes the calls a flow pinned.
+
+    A pinned contract observed from calls names only the arguments the agents passed, while a
+    server lists its optional ones too; so the same required set, and every pinned argument
+    still listed with a type that admits the pinned one, is the same contract. A renamed,
+    dropped or newly required argument, or a changed type, is not.
+    """
+    if sorted(pinned.required) != sorted(now.required):
+        return False
+    for name, kind in pinned.args.items():
+        if name not in now.args:
+            return False
+        listed = set(now.args[name].split("|"))
+        if "any" not in listed and kind != "any" and not set(kind.split("|")) <= listed:
+            return False
+    return True
 
 
 @dataclass
