@@ -203,24 +203,29 @@ def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weigh
 
 def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
           prior: Sequence[Session] = (), prior_weight: float | None = None,
+          priors: Sequence[tuple[Sequence[Session], float | None]] = (),
           features: FeatureMap | bool | None = None, constants: bool = False,
           binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
     """Learn a flow from sessions; `prior` sessions count as `prior_weight` sessions in all.
 
+    `priors`: more bodies of sessions, each `(sessions, weight)` weighing `weight` sessions in
+    all (None: its own count), e.g. an agent's harness-mates and other harnesses (`flow/harness.py`).
     `features`: a FeatureMap to use, True to learn one from the sessions, None/False for none.
     `binding_options`: parts of the binding rule switched off (the ablation's; serve the flow
     with the same options).
     """
-    if not sessions and not prior:
+    bodies = ([(prior, prior_weight)] if prior else []) + [(list(p), w) for p, w in priors if p]
+    every = list(sessions) + [s for body, _ in bodies for s in body]
+    if not every:
         raise StrettoError("no sessions to learn from")
-    man = manifest_of_sessions(list(sessions) + list(prior), manifest)
+    man = manifest_of_sessions(every, manifest)
     from stretto_core.learn.features import learn_feature_map
 
-    fmap = learn_feature_map(list(sessions) + list(prior)) if features is True else (features or None)
+    fmap = learn_feature_map(every) if features is True else (features or None)
     flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
-    if prior:
-        weight = 1.0 if prior_weight is None else prior_weight / len(prior)
-        flow = _add(flow, count_sessions(prior, man, weight=1.0, features=fmap, constants=constants,
+    for body, body_weight in bodies:
+        weight = 1.0 if body_weight is None else body_weight / len(body)
+        flow = _add(flow, count_sessions(body, man, weight=1.0, features=fmap, constants=constants,
                                          role="prior", binding_options=binding_options), weight)
     return flow.derive()
 

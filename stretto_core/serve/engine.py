@@ -86,7 +86,8 @@ class EngineSession:
 
     def __post_init__(self) -> None:
         look_back = getattr(self.engine.model, "look_back", DEFAULT_OPTIONS.look_back)
-        self.state = ToolState(self.engine.model.manifest, look_back=look_back)
+        self.state = ToolState(self.engine.model.manifest, look_back=look_back,
+                               user_source=getattr(self.engine.model, "user_words", None))
 
     # -- what happened -----------------------------------------------------------------
     def observe(self, event: Event) -> None:

@@ -31,6 +31,8 @@ class FlowRuntime:
         self.table = flow.table
         self.binding_options = binding_options
         self.look_back = binding_options.look_back
+        self.user_words = binding_options.user_words or flow.bindings.user_words
+        """The user's words are a source when the flow was learned with them (the engine's state adds them)."""
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""

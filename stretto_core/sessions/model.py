@@ -58,6 +58,10 @@ class Usage(_Model):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    cache_read_input_tokens: int | None = None
+    """Of the input tokens, those read from a prompt cache (when the harness reports it)."""
+    cache_creation_input_tokens: int | None = None
+    """Of the input tokens, those written to a prompt cache."""
 
 
 class UserMessage(_Model):
