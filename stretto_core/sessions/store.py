@@ -32,13 +32,30 @@ def write_session(session: Session, directory: str | Path) -> Path:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     path = out / session_filename(session.header.session_id)
+    _refuse_another_sessions_file(path, session.header.session_id)
     tmp = path.with_suffix(path.suffix + f".tmp{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(encode_line(session.header))
-        for event in session.events:
-            fh.write(encode_line(event))
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(encode_line(session.header))
+            for event in session.events:
+                fh.write(encode_line(event))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
+
+
+def _refuse_another_sessions_file(path: Path, session_id: str) -> None:
+    """A session is never written over a file that holds another one (left by an older stretto)."""
+    if not path.is_file():
+        return
+    try:
+        other = read_header(path).session_id
+    except InputError:
+        return  # not a session: a torn file of this very session, most likely; it is replaced
+    if other != session_id:
+        raise InputError(str(path), f"holds the session {other!r}; not overwritten with {session_id!r}")
 
 
 @dataclass
