@@ -23,7 +23,8 @@ from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingCounts, BindingOptions, BindingTable
 from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabulary
-from stretto_core.errors import InputError, StrettoError
+from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.flow import checks
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.model import Session
@@ -265,7 +266,12 @@ def save_flow(flow: Flow, path: str | Path) -> None:
 
 
 def load_flow(path: str | Path) -> Flow:
-    """Read a flow file; another version, or a malformed file, is a clear error naming the file."""
+    """Read a flow file; another version, or a malformed file, is a clear error naming the file.
+
+    Every number is checked and the derived parts are derived again from the counts: a file
+    whose stored `vocab`, `alpha`, `table` or `pinned` differ from its counts' is refused
+    (`flow/checks.py`), so no edit of a derived part can change what the flow serves.
+    """
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
@@ -275,16 +281,29 @@ def load_flow(path: str | Path) -> Flow:
         raise InputError(str(p), f"not a JSON flow ({exc})") from exc
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
-    if data["stretto_flow"] != FLOW_FORMAT_VERSION:
-        raise InputError(str(p), f"stretto_flow {data['stretto_flow']!r} is not version {FLOW_FORMAT_VERSION}; relearn it")
+    version = data["stretto_flow"]
+    if type(version) is not int or version != FLOW_FORMAT_VERSION:
+        raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version {FLOW_FORMAT_VERSION}; relearn it")
+    _refuse(p, checks.counts_problems(data) + checks.number_problems(data))
     try:
         flow = Flow.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(str(p), f"invalid flow at {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
-    if flow.alpha is None or flow.table is None:
+    try:
         flow.derive()
+    except (ValueError, ArithmeticError) as exc:
+        raise InputError(str(p), f"counts: {exc}") from exc
+    derived = flow.model_dump(mode="json", include=set(checks.DERIVED), exclude_none=True)
+    stored = {name: data[name] for name in checks.DERIVED if name in data}
+    _refuse(p, checks.table_problems(derived["table"]) + checks.derived_problems(stored, derived))
     return flow
+
+
+def _refuse(path: Path, problems: list[str]) -> None:
+    if problems:
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise InputError(str(path), problems[0] + more)
 
 
 learn_flow = learn
