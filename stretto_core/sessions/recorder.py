@@ -92,7 +92,12 @@ class SessionRecorder:
         """Append one event; never raises on a failed write (see the module docstring)."""
         if self.stamp and event.at is None:
             event = event.model_copy(update={"at": _now()})
-        line = _Line(_encode(event))
+        try:
+            line = _Line(_encode(event))
+        except Exception as exc:  # noqa: BLE001 - an event that cannot be written is left out, said once
+            log.warning("stretto: an event of session %s cannot be written as JSON (%s); left out",
+                        self.header.session_id, type(exc).__name__)
+            return
         with self._mutex:
             self._backlog.append(line)
             self._flush()
@@ -255,12 +260,28 @@ class SessionRecorder:
 
 
 def _encode(model: SessionHeader | Event) -> bytes:
-    """The JSONL line of a header or event; a value JSON cannot hold is kept as its text."""
+    """The JSONL line of a header or event; a value JSON cannot hold is kept as its text, and a
+    value nested too deeply to write is left out (`parsed`) or replaced by a note (`arguments`)."""
     try:
         return encode_line(model).encode()
     except Exception:  # noqa: BLE001 - e.g. an argument that is an arbitrary Python object
+        pass
+    try:
         data = model.model_dump(exclude_none=True)
         return (json.dumps(data, default=_as_text, ensure_ascii=False) + "\n").encode()
+    except Exception:  # noqa: BLE001 - nested too deeply for JSON: drop what cannot be written
+        pass
+    update: dict[str, Any] = {}
+    if getattr(model, "parsed", None) is not None:
+        update["parsed"] = None
+    if getattr(model, "arguments", None):
+        update["arguments"] = {"stretto_unwritable": "the arguments could not be written as JSON"}
+    if getattr(model, "calls", None):
+        update["calls"] = [c.model_copy(update={"arguments": {"stretto_unwritable": "not JSON"}})
+                           for c in model.calls]  # type: ignore[union-attr]
+    if not update:
+        raise ValueError("a session line that cannot be written as JSON")
+    return _encode(model.model_copy(update=update))
 
 
 def _as_text(value: Any) -> str:

@@ -18,8 +18,9 @@ from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
-from stretto_core.errors import InputError
+from stretto_core.errors import InputError, snippet
 from stretto_core.paths import stretto_home
+from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
 from stretto_core.sessions.model import SESSION_FORMAT_VERSION, Event, Session, SessionHeader, parse_event
 from stretto_core.sessions.recorder import SessionRecorder
@@ -40,8 +41,11 @@ def write_session(session: Session, directory: str | Path) -> Path:
             for event in session.events:
                 fh.write(encode_line(event))
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, (ValueError, TypeError, RecursionError)):  # a value JSON cannot hold
+            raise InputError(str(path), f"session {session.header.session_id!r} cannot be written: "
+                                        f"{type(exc).__name__}: {exc}") from exc
         raise
     return path
 
@@ -106,12 +110,20 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
     try:
         data = json.loads(line)
     except ValueError as exc:
+        if "\ufffd" in line or "\x00" in line:
+            raise InputError(str(path), "not UTF-8 text (a binary file, or another encoding such as "
+                                        "UTF-16): no session header", lineno) from exc
         raise InputError(str(path), f"the session header is not JSON ({exc.msg})", lineno) from exc
+    except RecursionError as exc:
+        raise InputError(str(path), "the session header is nested too deeply", lineno) from exc
     if not isinstance(data, dict) or "stretto_session" not in data:
         raise InputError(str(path), "the first line is not a stretto session header", lineno)
-    if data["stretto_session"] != SESSION_FORMAT_VERSION:
-        raise InputError(str(path), f"stretto_session {data['stretto_session']!r} is not version "
+    version = data["stretto_session"]
+    if type(version) is not int or version != SESSION_FORMAT_VERSION:
+        raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version "
                                     f"{SESSION_FORMAT_VERSION}", lineno)
+    if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
+        raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
     try:
         return SessionHeader.model_validate(data)
     except ValidationError as exc:
@@ -124,8 +136,14 @@ def _parse_event_line(line: str, lineno: int, report: ReadReport) -> Event | Non
     except ValueError as exc:
         report.skipped.append((lineno, f"not JSON ({exc.msg}); a torn or partial line"))
         return None
+    except RecursionError:
+        report.skipped.append((lineno, "nested too deeply to read"))
+        return None
     if not isinstance(data, dict):
         report.skipped.append((lineno, "not a JSON object"))
+        return None
+    if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
+        report.skipped.append((lineno, f"nests deeper than {MAX_LINE_DEPTH} levels"))
         return None
     try:
         return parse_event(data)
