@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from stretto_core.errors import InputError, snippet
 from stretto_core.paths import stretto_home
+from stretto_core.sessions.order import EventOrder, SeenIds
 from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
 from stretto_core.sessions.model import SESSION_FORMAT_VERSION, Event, Session, SessionHeader, parse_event
@@ -68,6 +69,8 @@ class ReadReport:
 
     path: str
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+    """(line, what is out of order): read, but said (`order.py`)."""
 
     def problems(self) -> list[str]:
         """One `file:line: reason` string per skipped line."""
@@ -84,6 +87,7 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
     report = report if report is not None else ReadReport(str(p))
     header: SessionHeader | None = None
     events: list[Event] = []
+    order = EventOrder(str(p))
     try:
         fh = open(p, "r", encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -98,11 +102,13 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
             event = _parse_event_line(line, lineno, report)
             if event is not None:
                 events.append(event)
+                order.see(lineno, event)
             else:
                 line_no, reason = report.skipped[-1]
                 log.warning("%s:%d: %s; line skipped", p, line_no, reason)
     if header is None:
         raise InputError(str(p), "empty file: no session header")
+    report.warnings.extend(order.finish())
     return Session(header=header, events=events)
 
 
@@ -189,6 +195,9 @@ class LoadReport:
 
     files: list[ReadReport] = field(default_factory=list)
     unreadable: list[InputError] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    """One warning per file holding a session id an earlier file held (both are kept)."""
+    _ids: SeenIds = field(default_factory=SeenIds, repr=False)
 
     @property
     def skipped_lines(self) -> int:
@@ -205,8 +214,11 @@ class LoadReport:
     def _read(self, path: Path) -> Session:
         file_report = ReadReport(str(path))
         session = read_session(path, file_report)
-        if file_report.skipped:
+        if file_report.skipped or file_report.warnings:
             self.files.append(file_report)
+        duplicate = self._ids.check(session.session_id, str(path))
+        if duplicate is not None:
+            self.duplicates.append(duplicate)
         return session
 
 
