@@ -9,6 +9,7 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.errors import snippet
 from stretto_core.sessions.ingest import CONVERTERS, IngestReport, ingest_files
 from stretto_core.sessions.ingest.report import Counts
 
@@ -35,7 +36,9 @@ def ingest(
         json_out.write_text(_summary_json(report), encoding="utf-8")
         typer.echo(f"summary written to {json_out}")
     if report.totals.episodes == 0:
-        typer.echo("nothing could be read", err=True)
+        first = report.skipped[0].message if report.skipped else "no episodes in " + ", ".join(map(str, paths))
+        more = f" (and {len(report.skipped) - 1} more, above)" if len(report.skipped) > 1 else ""
+        typer.echo(f"stretto: nothing could be read: {snippet(first, 300)}{more}", err=True)
         raise typer.Exit(1)
 
 
