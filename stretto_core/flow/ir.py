@@ -14,6 +14,7 @@ sessions are byte-identical, and a flow can be reviewed as a diff.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
@@ -26,6 +27,7 @@ from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabul
 from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.flow import checks
 from stretto_core.learn.result_fields import FeatureMap
+from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
@@ -151,7 +153,7 @@ class Flow(_Model):
     def to_json(self) -> str:
         """One line, sorted keys: byte-identical for identical counts."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True,
-                          separators=(",", ":"), ensure_ascii=False)
+                          separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _pin_contracts(manifest: ToolManifest, contracts: ContractCounts) -> dict[str, InputContract]:
@@ -213,6 +215,8 @@ def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
     """
     if not sessions and not prior:
         raise StrettoError("no sessions to learn from")
+    if prior_weight is not None and not (math.isfinite(prior_weight) and prior_weight >= 0):
+        raise StrettoError(f"a prior's weight must be a finite number ≥ 0, not {prior_weight}")
     man = manifest_of_sessions(list(sessions) + list(prior), manifest)
     from stretto_core.learn.features import learn_feature_map
 
@@ -256,13 +260,29 @@ def _merge_sources(sources: list[FlowSource]) -> list[FlowSource]:
 
 
 def merge(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
-    """The flow of both bodies of sessions: counts added (b's times `weight`), then derived again."""
-    return _add(a, b, weight).derive()
+    """The flow of both bodies of sessions: counts added (b's times `weight`), then derived again.
+
+    A weight that is not a finite number above 0, or so large that the weighed counts are not
+    finite, is a StrettoError."""
+    if not (math.isfinite(weight) and weight > 0):
+        raise StrettoError(f"a flow's weight must be a finite number above 0, not {weight}")
+    try:
+        merged = _add(a, b, weight)
+    except ValueError as exc:
+        raise StrettoError(f"weighing a flow by {weight:g}: {exc}") from exc
+    problems = checks.number_problems(merged.model_dump(mode="json", exclude_none=True))
+    if problems:
+        raise StrettoError(f"weighing a flow by {weight:g} overflows its counts ({problems[0]})")
+    return merged.derive()
 
 
 def save_flow(flow: Flow, path: str | Path) -> None:
     """Write a flow file: one line of sorted JSON, byte-identical for identical counts."""
-    Path(path).write_text(flow.to_json() + "\n", encoding="utf-8")
+    try:
+        text = flow.to_json()
+    except ValueError as exc:  # NaN or infinity: a weight so large the counts overflowed
+        raise StrettoError(f"{path}: the flow holds a number that is not finite ({exc}); not written") from exc
+    write_text_file(path, text + "\n", "flow")
 
 
 def load_flow(path: str | Path) -> Flow:
@@ -273,12 +293,7 @@ def load_flow(path: str | Path) -> Flow:
     (`flow/checks.py`), so no edit of a derived part can change what the flow serves.
     """
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read flow: {exc.strerror or exc}") from exc
-    except ValueError as exc:
-        raise InputError(str(p), f"not a JSON flow ({exc})") from exc
+    data = read_json_file(p, "flow")
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
     version = data["stretto_flow"]

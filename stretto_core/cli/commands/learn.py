@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -9,7 +10,9 @@ from typing import List, Optional
 import typer
 
 from stretto_core.cli.commands._load import load_for_verb
+from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import learn, save_flow
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.manifest import load_manifest
 
 
@@ -27,9 +30,12 @@ def learn_command(
 ) -> None:
     """Learn a flow by counting: the habit, the reach, the bindings and the tools' contracts."""
     started = time.perf_counter()
+    if prior_weight is not None and not (math.isfinite(prior_weight) and prior_weight >= 0):
+        raise StrettoError(f"--prior-weight must be a finite number ≥ 0, not {prior_weight}")
+    output_path(out, "flow")
+    man = load_manifest(manifest) if manifest else None
     sessions = load_for_verb(paths, split, split_file)
     prior_sessions = load_for_verb(prior, split, split_file, "prior sessions") if prior else []
-    man = load_manifest(manifest) if manifest else None
     flow = learn(sessions, man, prior=prior_sessions, prior_weight=prior_weight, features=features,
                  constants=constants)
     save_flow(flow, out)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pydantic import BaseModel
-from stretto_core.errors import InputError
+from stretto_core.errors import InputError, snippet
 from stretto_core.sessions.limits import MAX_DEPTH, deeper_than
 from stretto_core.sessions.manifest import ManifestError, ToolManifest, contracts_from_calls, load_manifest
 from stretto_core.paths import manifest_path
@@ -49,7 +49,7 @@ class SkippedRecord(BaseModel):
         return cls(path=exc.path, reason=exc.detail, kind=kind, line=exc.line, where=where)
 
     def __init__(self, path: str, reason: str, **fields: Any) -> None:
-        super().__init__(path=path, reason=reason, **fields)
+        super().__init__(path=path, reason=snippet(" ".join(str(reason).split()), 500), **fields)
 
 
 @dataclass
