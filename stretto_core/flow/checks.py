@@ -75,6 +75,16 @@ def counts_problems(data: dict[str, Any]) -> list[str]:
     order = counts.get("order")
     if not isinstance(order, int) or isinstance(order, bool) or not 1 <= order <= MAX_ORDER:
         return [f"counts.order: {order!r} is not a context length from 1 to {MAX_ORDER}"]
+    return _each_row(counts, lambda table, row, totals: _row_problem(row, order))
+
+
+def reach_problems(data: dict[str, Any]) -> list[str]:
+    """Reach counts above the steps counted after their context (call after `counts_problems`)."""
+    counts = data.get("counts")
+    return _each_row(counts, _reach_problem) if isinstance(counts, dict) else []
+
+
+def _each_row(counts: dict[str, Any], check: Any) -> list[str]:
     problems: list[str] = []
     for g, group in enumerate(counts.get("groups") or []):
         if not isinstance(group, dict):
@@ -82,10 +92,9 @@ def counts_problems(data: dict[str, Any]) -> list[str]:
         totals: dict[tuple[str, ...], float] = {}
         for table in ("habit", "reach"):
             for r, row in enumerate(group.get(table) or []):
-                where = f"counts.groups[{g}].{table}[{r}]"
-                problem = _row_problem(row, order) or _reach_problem(table, row, totals)
+                problem = check(table, row, totals)
                 if problem:
-                    problems.append(f"{where}: {problem}")
+                    problems.append(f"counts.groups[{g}].{table}[{r}]: {problem}")
                     if len(problems) >= 5:
                         return problems
     return problems

@@ -299,7 +299,7 @@ def load_flow(path: str | Path) -> Flow:
     version = data["stretto_flow"]
     if type(version) is not int or version != FLOW_FORMAT_VERSION:
         raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version {FLOW_FORMAT_VERSION}; relearn it")
-    _refuse(p, checks.counts_problems(data) + checks.number_problems(data))
+    _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
     try:
         flow = Flow.model_validate(data)
     except ValidationError as exc:
