@@ -177,3 +177,25 @@ def test_an_appendix_of_lookups_with_dates_in_their_arguments_is_written() -> No
     assert "2024-05-01" in appendix([lookup])
     es = Engine(FlowRuntime(shop_flow()), EngineConfig()).session(live_manifest=MANIFEST)
     assert "2024-05-01" in es.appendix([lookup])
+
+
+def test_every_verb_reads_sessions_with_a_deep_result_without_a_traceback(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    from shop_sessions import shop_sessions
+    from stretto_core.cli import main
+    from stretto_core.flow.ir import save_flow
+
+    folder = tmp_path / "sessions"
+    for n, session in enumerate(shop_sessions(24)):
+        for event in session.events:
+            if isinstance(event, ToolResult) and event.tool == "get_order_details" and n % 3 == 0:
+                event.content, event.parsed = deep_json(600), None
+        write_session(session, folder)
+    flow = tmp_path / "f.flow.json"
+    save_flow(learn(shop_sessions(20), MANIFEST), flow)
+    for argv in (["learn", str(folder), "--split", "all", "--out", str(tmp_path / "l.flow.json")],
+                 ["ceiling", str(folder)],
+                 ["replay", "--flow", str(flow), "--sessions", str(folder), "--json", str(tmp_path / "r.json")],
+                 ["sweep", "--flow", str(flow), "--sessions", str(folder), "--thetas", "0.3"],
+                 ["calibrate", "--flow", str(flow), "--sessions", str(folder), "--draws", "20"]):
+        assert main(argv) == 0, (argv[0], capsys.readouterr().err[-300:])
