@@ -17,7 +17,7 @@ from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.store import load_sessions
 from stretto_core.flow.ir import learn, load_flow, save_flow
-from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
+from stretto_core.serve.engine import Engine, EngineConfig
 from stretto_core.serve.lookups import Limits
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.serve.speculator import Guard

@@ -8,7 +8,6 @@ that needs more than the budget fails the test at once); no wall-clock time is a
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import tempfile
 from pathlib import Path
