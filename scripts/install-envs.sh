@@ -7,11 +7,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 requirements="$root/requirements-envs.txt"
 python="${PYTHON:-$(command -v python || command -v python3)}"
 
+# The --no-deps packages go last: pip checks the whole environment's requirements after an
+# install that resolves dependencies, and would print an ERROR about the ones left out on purpose.
+"$python" -m pip install --quiet -r "$requirements"
 mapfile -t no_deps < <(sed -n 's/^#no-deps:[[:space:]]*//p' "$requirements")
 if ((${#no_deps[@]})); then
   "$python" -m pip install --quiet --no-deps "${no_deps[@]}"
 fi
-"$python" -m pip install --quiet -r "$requirements"
 
 "$python" - <<'PY'
 from loguru import logger

@@ -1,13 +1,35 @@
-"""Shared fixtures: the published τ²-bench runs, ingested once per test session from the data root."""
+"""Shared fixtures: the published τ²-bench runs, ingested once per test session from the data root.
+
+The data root is the full shared data when present, else the sample in `tests/fixtures/data`
+(`shared_data.py` decides, before any test reads it).
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from stretto_core.sessions.ingest import ingest_files
+from shared_data import FULL_DATA
 from stretto_core.paths import data_root
+from stretto_core.sessions.ingest import ingest_files
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "full_data: needs the full published data, not the sample")
+    if os.environ.get("CI") and not FULL_DATA:
+        raise pytest.UsageError(f"CI runs the full-data tests, but no full data is under {data_root()} "
+                                "(set STRETTO_DATA or put the shared data beside the checkout)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if FULL_DATA:
+        return
+    skip = pytest.mark.skip(reason=f"needs the full published data; running on the sample in {data_root()}")
+    for item in items:
+        if "full_data" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -1,26 +1,23 @@
-"""`stretto bench --quick` runs end to end on a slice of the published data, in under a minute."""
+"""`stretto bench --quick` runs end to end on a slice of the published data (its time is a benchmark's, not a test's)."""
 
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
+from shared_data import full_data
 from stretto_core.cli import main
 from stretto_core.paths import data_root
-
-QUICK_BUDGET_SECONDS = 60
 
 needs_data = pytest.mark.skipif(not (data_root() / "tau2").is_dir(), reason="published data not found (STRETTO_DATA)")
 
 
 @needs_data
-def test_a_quick_bench_writes_the_readme_the_plots_and_the_json_rows_in_under_a_minute(tmp_path) -> None:
+@full_data
+def test_a_quick_bench_writes_the_readme_the_plots_and_the_json_rows(tmp_path) -> None:
     out = tmp_path / "results"
-    started = time.perf_counter()
     assert main(["bench", "--quick", "--no-progress", "--out", str(out)]) == 0
-    assert time.perf_counter() - started < QUICK_BUDGET_SECONDS
     readme = (out / "README.md").read_text(encoding="utf-8")
     for heading in ("## Split", "Table 3", "Table 2", "Table 4", "Table 3b", "## Costs", "## Timings"):
         assert heading in readme, heading
@@ -33,6 +30,7 @@ def test_a_quick_bench_writes_the_readme_the_plots_and_the_json_rows_in_under_a_
     assert (out / "split.json").is_file()
 
 
+@full_data
 def test_a_missing_data_folder_is_a_clear_error(tmp_path, capsys) -> None:
     assert main(["bench", "--quick", "--no-progress", "--data", str(tmp_path / "nowhere"),
                  "--out", str(tmp_path / "out")]) == 2

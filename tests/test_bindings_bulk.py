@@ -9,7 +9,8 @@ import pytest
 from stretto_core.learn.bindings import evidence as bindings_learn
 from stretto_core.learn.bindings.evidence import count_session
 from stretto_core.learn.bindings.model import ALIGNED, FREE, ArgCounts, source_key
-from stretto_core.learn.bindings.pick import aligned_pick, free_pick, pool_of
+from stretto_core.learn.bindings.pick import free_pick, pool_of
+from stretto_core.learn.bindings.records import aligned_pick
 from stretto_core.learn.bindings.sources import source_paths
 from stretto_core.flow.ir import learn, manifest_of_sessions
 from stretto_core.sessions.ingest import ingest_files

@@ -4,12 +4,12 @@ exactness of merging counts, and one check on τ²-bench retail's published runs
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from bindings_sessions import AIRLINE, SHOP, TRAVEL, Script, user_record, walk_orders
+from shared_data import full_data
 from stretto_core.learn.bindings import (BindingCounts, BindingTable, add_session, compile_table, describe_table,
                                          site_name)
 from stretto_core.serve.bind import CONSTANT_SOURCE, bind
@@ -220,6 +220,7 @@ def _retail(file_part: str):
     return convert(Path(files[0]), ManifestSource()).sessions
 
 
+@full_data
 def test_on_tau2_retail_orders_bind_from_the_users_list_and_users_from_the_lookup_by_email_or_name():
     from stretto_core.sessions.splits import split_of
 
@@ -236,13 +237,12 @@ def test_on_tau2_retail_orders_bind_from_the_users_list_and_users_from_the_looku
     assert set(user.sources) >= {"find_user_id_by_email $", "find_user_id_by_name_zip $"}
     assert table.lookups["get_product_details"].args["product_id"].sources[0] == "get_order_details $.items[*].product_id"
 
-    # Served on held-out runs of another agent: bind after every tool result, quickly.
+    # Served on held-out runs of another agent: bind after every tool result.
     tested = [s for s in _retail("gpt-4.1_retail") if split_of(s.header) == "test"][:20]
     from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
     from stretto_core.sessions.state import ToolState
 
-    agreed = offered = binds = 0
-    elapsed = 0.0
+    agreed = offered = 0
     for s in tested:
         state = ToolState(s.header.manifest)
         pending = None
@@ -256,13 +256,9 @@ def test_on_tau2_retail_orders_bind_from_the_users_list_and_users_from_the_looku
                     state.observe_call(c.call_id, c.tool, c.arguments)
             elif isinstance(e, ToolResult):
                 state.observe_result(e.call_id, e.tool, e.content, e.parsed, e.error)
-                t0 = time.perf_counter()
                 pending = bind(table, "get_order_details", state, site_name(e.tool, e.error))
-                elapsed += time.perf_counter() - t0
-                binds += 1
                 offered += pending is not None
-    assert offered > 10 and agreed > 5
-    assert elapsed / binds < 1e-3  # well under a millisecond (about 10 µs measured)
+    assert offered > 10 and agreed > 5  # the time a bind takes is measured in benchmarks/decision_latency.py
 
 
 def test_a_session_json_line_survives_the_store_for_binding():

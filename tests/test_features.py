@@ -6,8 +6,9 @@ import json
 import random
 from typing import Any
 
-from stretto_core.learn.features import (MISSING, FeatureMap, ResultField, candidate_fields,
-                                   candidate_values, learn_feature_map, select_features)
+from stretto_core.learn.features import learn_feature_map, select_features
+from stretto_core.learn.result_fields import (MISSING, FeatureMap, ResultField, candidate_fields,
+                                             candidate_values)
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
 from stretto_core.learn.steps import session_symbols
 from stretto_core.sessions.values import TextResult

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import full_data
 from stretto_core.errors import InputError
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.ingest.common import ManifestSource
@@ -86,6 +87,7 @@ def test_a_no_user_file_is_solo_and_no_user_speaks_in_it(tmp_path: Path) -> None
     assert not any(isinstance(e, UserMessage) for s in sessions for e in s.events)
 
 
+@full_data
 def test_toolorchestra_error_texts_are_errors_and_the_recorded_task_label_is_kept(tmp_path: Path) -> None:
     sessions = convert(real_slice(tmp_path, ORCHESTRA, [4, 14]), ManifestSource()).sessions
     errors = [e for e in sessions[0].events if isinstance(e, ToolResult) and e.content.startswith("Error:")]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import full_data
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.ingest.common import ManifestSource
 from stretto_core.sessions.ingest.pyrepr import ReprError, parse_agent_run
@@ -77,6 +78,7 @@ def test_file_names_give_model_toolset_and_date() -> None:
     assert name_parts(Path("odd.csv")) == ("odd", None, None)
 
 
+@full_data
 def test_a_numpy_array_observation_is_read_without_eval_and_shown_as_numpy_prints_it(tmp_path: Path) -> None:
     [session] = convert(real_slice(tmp_path, GPT, [ARRAY]), ManifestSource()).sessions
     shown = [e for e in session.events if isinstance(e, ToolResult) and isinstance(e.parsed, list)
@@ -85,12 +87,14 @@ def test_a_numpy_array_observation_is_read_without_eval_and_shown_as_numpy_print
     assert all(isinstance(v, str) for v in shown[0].parsed)
 
 
+@full_data
 def test_a_run_stopped_by_langchain_has_no_reply_turn(tmp_path: Path) -> None:
     result = convert(real_slice(tmp_path, GPT, [STOPPED]), ManifestSource())
     assert result.sessions[0].llm_turns()[-1].calls
     assert result.sessions[0].header.labels["run_error"].startswith("Agent stopped")
 
 
+@full_data
 def test_a_text_tool_input_becomes_an_input_argument(tmp_path: Path) -> None:
     result = convert(real_slice(tmp_path, LLAMA, [1]), ManifestSource())
     calls = result.sessions[0].agent_calls()
@@ -98,6 +102,7 @@ def test_a_text_tool_input_becomes_an_input_argument(tmp_path: Path) -> None:
     assert result.notes["tool_input not a dict, kept as {input: ...}"] >= 1
 
 
+@full_data
 def test_a_row_without_a_trajectory_is_skipped_with_the_run_error(tmp_path: Path) -> None:
     result = convert(real_slice(tmp_path, GPT, [NORMAL, CRASHED]), ManifestSource())
     assert len(result.sessions) == 1
@@ -105,6 +110,7 @@ def test_a_row_without_a_trajectory_is_skipped_with_the_run_error(tmp_path: Path
     assert skipped.kind == "no trajectory" and "Context window exceeded" in skipped.reason
 
 
+@full_data
 def test_a_row_with_a_broken_repr_is_skipped_naming_file_and_line_and_the_rest_converts(tmp_path: Path) -> None:
     rows = rows_of(GPT)
     broken = list(rows[NORMAL + 2])
@@ -132,6 +138,7 @@ def test_nothing_in_a_repr_is_ever_evaluated(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+@full_data
 def test_sessions_round_trip_through_the_store(tmp_path: Path) -> None:
     path = real_slice(tmp_path, GPT, [NORMAL, ARRAY, STOPPED])
     report = ingest_files("workbench", [path], tmp_path / "out")

@@ -4,13 +4,18 @@ Checked as a property over many generated flows, manifests and sessions: whateve
 learned, whatever kinds the sessions claimed, the engine only ever makes lookups of tools the
 serving manifest marks `read`, the live manifest (when known) still marks `read` with the same
 contract, and the allowlist (when set) names.
+
+A property that no case exercises proves nothing, so each one also counts its cases that made
+lookups and asserts they are a good share; and each is run once against a deliberately unsafe
+engine (its guard permits every tool) to show that it would catch one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,16 +29,18 @@ from stretto_core.serve.speculator import Guard
 TOOLS = [f"tool_{i}" for i in range(7)]
 VALUES = ["a1", "b22", "c333", "d4444", "e5"]
 KINDS = [ToolKind.read, ToolKind.write, ToolKind.generic]
+MOSTLY_READS = [ToolKind.read, ToolKind.read, ToolKind.read, ToolKind.write, ToolKind.generic]
+"""Kinds drawn so that most cases have reads to look up (and so exercise the guard)."""
 
 
 @st.composite
-def manifests(draw: Any, allow_missing: bool = True) -> ToolManifest:
+def manifests(draw: Any, allow_missing: bool = True, kinds: Sequence[ToolKind] = KINDS) -> ToolManifest:
     tools = {}
     for name in TOOLS:
         if allow_missing and draw(st.booleans()) and draw(st.booleans()):
             continue  # a tool the manifest does not know: never a read
         contract = InputContract(args={"x": "string"}, required=["x"]) if draw(st.booleans()) else None
-        tools[name] = ToolSpec(kind=draw(st.sampled_from(KINDS)), contract=contract)
+        tools[name] = ToolSpec(kind=draw(st.sampled_from(kinds)), contract=contract)
     return ToolManifest(app="generated", tools=tools)
 
 
@@ -60,8 +67,43 @@ def sessions(draw: Any, index: int = 0) -> Session:
                    events=events)
 
 
-def serve(engine: Engine, session: Session, called: list[str]) -> None:
-    es = engine.session()
+@dataclass
+class Tally:
+    """How many generated cases ran, and how many of them made at least one lookup."""
+
+    cases: int = 0
+    with_lookups: int = 0
+    lookups: int = 0
+
+    def add(self, called: list[str]) -> None:
+        self.cases += 1
+        self.with_lookups += bool(called)
+        self.lookups += len(called)
+
+
+class _PermitEverything(Guard):
+    """The unsafe engine's guard: every tool passes (what a broken guard would do)."""
+
+    def permits(self, tool: str) -> bool:
+        return True
+
+
+def unsafe(engine: Engine) -> Engine:
+    """The same engine with its guard replaced by one that permits every tool."""
+    engine.guard = _PermitEverything(engine.guard.flow_manifest, engine.guard.live_manifest)
+    original = engine.session
+
+    def session(live_manifest: ToolManifest | None = None):
+        es = original(live_manifest)
+        es.guard = _PermitEverything(es.guard.flow_manifest, es.guard.live_manifest)
+        return es
+
+    engine.session = session  # type: ignore[method-assign]
+    return engine
+
+
+def serve(engine: Engine, session: Session, called: list[str], live: ToolManifest | None = None) -> None:
+    es = engine.session(live_manifest=live) if live is not None else engine.session()
 
     def call_tool(tool: str, args: dict) -> tuple[str, bool]:
         called.append(tool)
@@ -73,27 +115,44 @@ def serve(engine: Engine, session: Session, called: list[str]) -> None:
             es.run_lookups(event.call_id, call_tool)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(learned_with=manifests(), live=st.one_of(st.none(), manifests()),
-       allow=st.one_of(st.none(), st.sets(st.sampled_from(TOOLS))),
-       train=st.lists(sessions(), min_size=1, max_size=6), served=st.lists(sessions(), min_size=1, max_size=3),
-       theta=st.sampled_from([0.0, 0.01, 0.3]), policy=st.sampled_from(["use", "next"]))
-def test_a_served_flow_only_ever_looks_up_permitted_reads(learned_with: ToolManifest, live: ToolManifest | None,
-                                                         allow: set[str] | None, train: list[Session],
-                                                         served: list[Session], theta: float, policy: str) -> None:
-    flow = learn(train, learned_with)
-    config = EngineConfig(theta=theta, policy=policy, live_manifest=live,
-                          allow=frozenset(allow) if allow is not None else None)
-    engine = Engine(FlowRuntime(flow), config)
-    called: list[str] = []
-    for s in served:
-        serve(engine, s, called)
-    for tool in called:
-        assert learned_with.is_read(tool), f"looked up {tool}, which the flow's manifest does not mark read"
-        if live is not None:
-            assert live.is_read(tool), f"looked up {tool}, which the live server does not mark read"
-        if allow is not None:
-            assert tool in allow, f"looked up {tool}, which is not on the allowlist"
+def served_flow_property(make_engine, tally: Tally):
+    """The property: over generated flows, manifests and sessions, only permitted reads are looked up."""
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None, report_multiple_bugs=False)
+    @given(learned_with=manifests(kinds=MOSTLY_READS),
+           live=st.one_of(st.none(), manifests(kinds=MOSTLY_READS), manifests()),
+           allow=st.one_of(st.none(), st.none(), st.sets(st.sampled_from(TOOLS), min_size=3)),
+           train=st.lists(sessions(), min_size=2, max_size=6), served=st.lists(sessions(), min_size=1, max_size=3),
+           theta=st.sampled_from([0.0, 0.0, 0.01, 0.3]), policy=st.sampled_from(["use", "next"]))
+    def check(learned_with: ToolManifest, live: ToolManifest | None, allow: set[str] | None,
+              train: list[Session], served: list[Session], theta: float, policy: str) -> None:
+        flow = learn(train, learned_with)
+        config = EngineConfig(theta=theta, policy=policy, live_manifest=live,
+                              allow=frozenset(allow) if allow is not None else None)
+        engine = make_engine(Engine(FlowRuntime(flow), config))
+        called: list[str] = []
+        for s in served:
+            serve(engine, s, called, live)
+        tally.add(called)
+        for tool in called:
+            assert learned_with.is_read(tool), f"looked up {tool}, which the flow's manifest does not mark read"
+            if live is not None:
+                assert live.is_read(tool), f"looked up {tool}, which the live server does not mark read"
+            if allow is not None:
+                assert tool in allow, f"looked up {tool}, which is not on the allowlist"
+
+    return check
+
+
+def test_a_served_flow_only_ever_looks_up_permitted_reads() -> None:
+    tally = Tally()
+    served_flow_property(lambda engine: engine, tally)()
+    assert tally.with_lookups >= 0.25 * tally.cases, f"only {tally.with_lookups} of {tally.cases} cases made a lookup"
+
+
+def test_the_served_flow_property_catches_an_engine_whose_guard_permits_everything() -> None:
+    with pytest.raises(AssertionError, match="looked up"):
+        served_flow_property(unsafe, Tally())()
 
 
 @dataclass
@@ -131,18 +190,33 @@ class _RecklessModel:
         return "reply/answered/0"
 
 
-@settings(max_examples=150, deadline=None)
-@given(manifest=manifests(), live=st.one_of(st.none(), manifests()), session=sessions(),
-       policy=st.sampled_from(["use", "next"]))
-def test_even_a_reckless_model_cannot_make_the_engine_call_a_write(manifest: ToolManifest,
-                                                                  live: ToolManifest | None,
-                                                                  session: Session, policy: str) -> None:
-    engine = Engine(_RecklessModel(manifest), EngineConfig(theta=0.0, policy=policy, live_manifest=live))
-    called: list[str] = []
-    serve(engine, session, called)
-    guard = Guard(manifest, live)
-    assert all(guard.permits(t) for t in called)
-    assert all(manifest.is_read(t) for t in called)
+def reckless_property(make_engine, tally: Tally):
+    """The property: a model that wants every tool with certainty still only gets permitted reads."""
+
+    @settings(max_examples=150, deadline=None, database=None, report_multiple_bugs=False)
+    @given(manifest=manifests(), live=manifests(), session=sessions(), policy=st.sampled_from(["use", "next"]))
+    def check(manifest: ToolManifest, live: ToolManifest, session: Session, policy: str) -> None:
+        engine = make_engine(Engine(_RecklessModel(manifest), EngineConfig(theta=0.0, policy=policy,
+                                                                           live_manifest=live)))
+        called: list[str] = []
+        serve(engine, session, called, live)
+        tally.add(called)
+        guard = Guard(manifest, live)
+        assert all(guard.permits(t) for t in called), f"looked up {called}"
+        assert all(manifest.is_read(t) for t in called), f"looked up {called}"
+
+    return check
+
+
+def test_even_a_reckless_model_cannot_make_the_engine_call_a_write() -> None:
+    tally = Tally()
+    reckless_property(lambda engine: engine, tally)()
+    assert tally.with_lookups >= 0.3 * tally.cases, f"only {tally.with_lookups} of {tally.cases} cases made a lookup"
+
+
+def test_the_reckless_property_catches_an_engine_whose_guard_permits_everything() -> None:
+    with pytest.raises(AssertionError, match="looked up"):
+        reckless_property(unsafe, Tally())()
 
 
 def test_a_tool_whose_contract_changed_on_the_server_is_not_looked_up() -> None:
@@ -162,19 +236,30 @@ def test_an_unknown_tool_is_never_a_read() -> None:
     assert not Guard(manifest).permits("unknown")
 
 
-@settings(max_examples=60, deadline=None)
-@given(manifest=manifests(allow_missing=False), session_live=manifests(), session=sessions())
-def test_a_sessions_own_server_listing_narrows_what_the_engine_may_look_up(manifest: ToolManifest,
-                                                                          session_live: ToolManifest,
-                                                                          session: Session) -> None:
-    engine = Engine(_RecklessModel(manifest), EngineConfig(theta=0.0))
-    es = engine.session(live_manifest=session_live)
-    called: list[str] = []
-    for event in session.events:
-        es.observe(event)
-        if isinstance(event, ToolResult):
-            es.run_lookups(event.call_id, lambda tool, args: (called.append(tool), ("{}", False))[1])
-    assert all(manifest.is_read(t) and session_live.is_read(t) for t in called)
+def session_listing_property(make_engine, tally: Tally):
+    """The property: a session's own server listing narrows what may be looked up."""
+
+    @settings(max_examples=60, deadline=None, database=None, report_multiple_bugs=False)
+    @given(manifest=manifests(allow_missing=False), session_live=manifests(), session=sessions())
+    def check(manifest: ToolManifest, session_live: ToolManifest, session: Session) -> None:
+        engine = make_engine(Engine(_RecklessModel(manifest), EngineConfig(theta=0.0)))
+        called: list[str] = []
+        serve(engine, session, called, session_live)
+        tally.add(called)
+        assert all(manifest.is_read(t) and session_live.is_read(t) for t in called), f"looked up {called}"
+
+    return check
+
+
+def test_a_sessions_own_server_listing_narrows_what_the_engine_may_look_up() -> None:
+    tally = Tally()
+    session_listing_property(lambda engine: engine, tally)()
+    assert tally.with_lookups >= 0.25 * tally.cases, f"only {tally.with_lookups} of {tally.cases} cases made a lookup"
+
+
+def test_the_listing_property_catches_an_engine_whose_guard_permits_everything() -> None:
+    with pytest.raises(AssertionError, match="looked up"):
+        session_listing_property(unsafe, Tally())()
 
 
 def test_with_a_user_present_the_telecom_agent_is_never_given_the_users_phone_tools() -> None:

@@ -1,8 +1,8 @@
-"""The `stretto` command: one verb per module in `stretto_core/commands/`, each thin over the core.
+"""The `stretto` command: one verb per module in `stretto_core/cli/commands/`, each thin over the core.
 
-Each command module exposes `register(app)`; this file only gathers them, so that verbs can be
-added without touching a shared file. Errors that users can fix are `StrettoError`s and print as
-one line naming what and where, never a traceback.
+Verbs load only when they run (`verbs.VERBS` names them for `--help`), so the CLI starts fast.
+Each command module exposes `register(app)`. Errors that users can fix are `StrettoError`s and
+print as one line naming what and where, never a traceback.
 """
 
 from __future__ import annotations
@@ -10,31 +10,66 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+from typing import Any
 
-import typer
-
-from stretto_core.cli import commands
+from stretto_core.cli.verbs import VERBS
 from stretto_core.errors import StrettoError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="stretto: learn which read-only lookups an agent will make, and make them for it.")
+HELP = "stretto: learn which read-only lookups an agent will make, and make them for it."
+COMMANDS = "stretto_core.cli.commands"
 
 
-def _register_all() -> None:
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(app)
+def verb_modules() -> list[str]:
+    """The command modules on disk (found without importing them)."""
+    package = importlib.util.find_spec(COMMANDS)
+    assert package is not None and package.submodule_search_locations is not None
+    return sorted(m.name for m in pkgutil.iter_modules(package.submodule_search_locations)
+                  if not m.name.startswith("_"))
 
 
-_register_all()
+def verb_app(module: str) -> Any:
+    """A typer app with one command module's verbs registered (and a group, so the verb is named)."""
+    import typer
+
+    app = typer.Typer(no_args_is_help=True, add_completion=False, help=HELP)
+    app.callback()(_group)
+    importlib.import_module(f"{COMMANDS}.{module}").register(app)
+    return app
+
+
+def _group() -> None:
+    """stretto: learn which read-only lookups an agent will make, and make them for it."""
+
+
+def load_verb(module: str) -> dict[str, Any]:
+    """The commands one command module registers, by name."""
+    import typer.main
+
+    group = typer.main.get_group(verb_app(module))
+    return dict(group.commands)
+
+
+def render_help() -> str:
+    """`stretto --help`: the verbs and their one-line help, from the table."""
+    width = max(len(name) for name in VERBS)
+    lines = ["Usage: stretto VERB [OPTIONS] [ARGS]...", "", HELP, "", "Verbs:"]
+    lines += [f"  {name:<{width}}  {text}" for name, (_, text) in sorted(VERBS.items())]
+    lines += ["", "Run `stretto VERB --help` for a verb's options."]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; a StrettoError prints as `stretto: <message>` and exits 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(render_help())
+        return 0
+    module = VERBS[args[0]][0] if args[0] in VERBS else None
+    if module is None:
+        print(f"stretto: no verb {args[0]!r}; the verbs are {', '.join(sorted(VERBS))}", file=sys.stderr)
+        return 2
     try:
-        app(args=argv, standalone_mode=True)
+        verb_app(module)(args=args, prog_name="stretto", standalone_mode=True)
     except StrettoError as exc:
         print(f"stretto: {exc}", file=sys.stderr)
         return 2
@@ -42,6 +77,17 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     return 0
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # every verb registered on one typer app, for typer's test runner
+        import typer
+
+        app = typer.Typer(no_args_is_help=True, add_completion=False, help=HELP)
+        for module in verb_modules():
+            importlib.import_module(f"{COMMANDS}.{module}").register(app)
+        return app
+    raise AttributeError(name)
 
 
 if __name__ == "__main__":

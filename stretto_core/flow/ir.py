@@ -31,6 +31,7 @@ from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
+from stretto_core.progress import track
 
 FLOW_FORMAT_VERSION = 1
 STRETTO_VERSION = "0.1.0"
@@ -189,7 +190,7 @@ def count_sessions(sessions: Sequence[Session], manifest: ToolManifest, *, weigh
     counts = Counts()
     bindings = BindingCounts(constants=constants)
     contracts = ContractCounts()
-    for s in sessions:
+    for s in track(sessions, "learn", total=len(sessions), unit="session"):
         symbols, actions = session_symbols(s, features)
         counts.add(symbols, actions, manifest.is_write, weight)
         add_session(bindings, s, manifest, weight, constants, binding_options)

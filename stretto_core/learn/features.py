@@ -35,18 +35,19 @@ a combination not seen in training is NO_FEATURE (0).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 import numpy as np
-from pydantic import BaseModel, ConfigDict, PrivateAttr
 from stretto_core.sessions.model import Session
-from stretto_core.learn.steps import FAILED, NO_FEATURE, session_steps
-from stretto_core.sessions.values import TextResult, parse_result
+from stretto_core.learn.steps import FAILED, session_steps
+from stretto_core.sessions.values import parse_result
 
-from stretto_core.learn.result_fields import (FOLDS, FeatureMap, FieldKey, LEN_BUCKETS, MAX_FEATURE_ID, MAX_FIELDS, MAX_FIELDS_PER_TOOL, MAX_SELECTION_STEPS, MAX_SHARE, MAX_VALUES, MIN_GAIN, MIN_VALUES, MISSING, ResultField, SELECTION_ALPHA, _COMPACT_ABOVE, _len_bucket, _partition, _scalar_value, candidate_fields, candidate_values)  # noqa: F401
+from stretto_core.learn.result_fields import (FOLDS, FeatureMap, FieldKey, MAX_FEATURE_ID, MAX_FIELDS,
+                                              MAX_FIELDS_PER_TOOL, MAX_SELECTION_STEPS, MAX_SHARE, MAX_VALUES,
+                                              MIN_GAIN, MISSING, ResultField, SELECTION_ALPHA,
+                                              _COMPACT_ABOVE, candidate_fields, candidate_values)
 
 
 # -- selection -----------------------------------------------------------------------------------

@@ -7,18 +7,15 @@ maps a result to a small feature id, with no numerical libraries, so serving sta
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from stretto_core.sessions.model import Session
-from stretto_core.learn.steps import FAILED, NO_FEATURE, session_steps
-from stretto_core.sessions.values import TextResult, parse_result
+from stretto_core.learn.steps import NO_FEATURE
+from stretto_core.sessions.values import TextResult
 
 MAX_VALUES = 8
 """A candidate field may take at most this many distinct values (more: an id or free text)."""

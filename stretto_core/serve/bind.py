@@ -25,8 +25,8 @@ from typing import Any
 
 from stretto_core.learn.bindings.compile import DEFAULT_ORDER
 from stretto_core.learn.bindings.model import PLAIN, Binding, BindingTable, LookupTable, split_source
-from stretto_core.learn.bindings.pick import (element_of_pick, free_pick, list_candidates, list_key,
-                                        pool_of, value_in_element)
+from stretto_core.learn.bindings.pick import free_pick, pool_of
+from stretto_core.learn.bindings.records import element_of_pick, list_candidates, list_key, value_in_element
 from stretto_core.sessions.state import ResultEntry, ToolState
 
 CONSTANT_SOURCE = "constant"

@@ -111,6 +111,7 @@ class LiveSession:
         self._announced: set[str] = set()
         self._outstanding: dict[str, str] = {}  # canonical call -> lookup call id, until a write
         self._alock: asyncio.Lock | None = None
+        self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._tlock = threading.Lock()
         self.engine_session: EngineSession | None = None
         if owner.engine is not None:
@@ -137,14 +138,18 @@ class LiveSession:
         self._seen(LLMTurn(text=text, calls=list(calls), usage=usage))
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                         call_tool: AsyncCallTool, *, error: bool | None = None) -> str:
-        """Record the agent's result, make the flow's lookups, and return the text to append."""
-        if self._alock is None:
-            self._alock = asyncio.Lock()
+                         call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
+        """Record the agent's result, make the flow's lookups, and return the text to append.
+
+        `serve=False` records and takes in the result but makes no lookup (for a result the SDK
+        gives stretto no way to append to)."""
+        loop = asyncio.get_running_loop()
+        if self._alock is None or self._alock_loop is not loop:  # a conversation may span loops
+            self._alock, self._alock_loop = asyncio.Lock(), loop
         async with self._alock:  # parallel calls of one turn are absorbed one after another
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
-            if self.engine_session is not None:
+            if serve and self.engine_session is not None:
                 try:
                     made = await run_lookups_async(self.engine_session, call_id, call_tool, self.owner.limits)
                 except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
@@ -152,12 +157,12 @@ class LiveSession:
             return self._finish(result, made)
 
     def after_tool_sync(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                        call_tool: SyncCallTool, *, error: bool | None = None) -> str:
+                        call_tool: SyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
         """The same for a sync SDK path."""
         with self._tlock:
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
-            if self.engine_session is not None:
+            if serve and self.engine_session is not None:
                 try:
                     made = run_lookups_sync(self.engine_session, call_id, call_tool, self.owner.limits)
                 except Exception as exc:  # noqa: BLE001
@@ -176,6 +181,8 @@ class LiveSession:
             self._announced.add(call_id)
             self._seen(LLMTurn(calls=[ToolCall(call_id=call_id, tool=tool, arguments=dict(arguments))],
                                inferred=True))
+        if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], bool):
+            output, error = output[0], output[1] if error is None else error
         content = result_text(output)
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)

@@ -9,7 +9,9 @@ a random delimiter, and text inside a result that looks like stretto's own heade
 from __future__ import annotations
 
 import json
+import re
 import secrets
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from stretto_core.sessions.model import Lookup
@@ -117,3 +119,51 @@ def fenced_appendix(lookups: Sequence[Lookup], fence: str) -> str:
 
 def _escape(content: str, fence: str) -> str:
     return content.replace("[stretto ", "[stretto\u200b ").replace(fence, fence[:4] + "\u200b" + fence[4:])
+
+
+@dataclass(frozen=True)
+class AppendedLookup:
+    """One lookup as the agent sees it inside a result: what a scripted agent or a test reads."""
+
+    tool: str
+    arguments: dict[str, Any]
+    content: str
+    failed: bool
+
+
+_ENTRY = re.compile(r"^\[stretto (?P<fence>[0-9a-f]{8})\] (?P<tool>[^\s{]+) (?P<args>\{.*\})(?P<failed> \(failed\))?:$")
+
+
+def parse_appendix(text: str) -> list[AppendedLookup]:
+    """The lookups stretto appended to a result's text, in order (the inverse of `fenced_appendix`)."""
+    lines = text.split("\n")
+    found: list[AppendedLookup] = []
+    current: dict[str, Any] | None = None
+    body: list[str] = []
+    fence = None
+    for line in lines:
+        match = _ENTRY.match(line)
+        closing = fence is not None and line == f"[stretto {fence}] end"
+        if (match and (fence is None or match["fence"] == fence)) or closing:
+            if current is not None:
+                found.append(AppendedLookup(current["tool"], current["args"], _unescape("\n".join(body), fence or ""),
+                                            current["failed"]))
+            current, body = None, []
+            if closing:
+                fence = None
+                continue
+            assert match is not None
+            try:
+                args = json.loads(match["args"])
+            except ValueError:
+                continue
+            fence = match["fence"]
+            current = {"tool": match["tool"], "args": args, "failed": bool(match["failed"])}
+        elif current is not None:
+            body.append(line)
+    return found
+
+
+def _unescape(content: str, fence: str) -> str:
+    content = content.replace("[stretto\u200b ", "[stretto ")
+    return content.replace(fence[:4] + "\u200b" + fence[4:], fence) if fence else content

@@ -20,8 +20,9 @@ def check_draws(draws: int) -> None:
 
 
 def load_for_verb(paths: Sequence[Path], split: str = "all", split_file: Path | None = None,
-                  what: str = "sessions") -> list[Session]:
-    """Every session under `paths` on the given side of the split; bad lines are reported, not fatal."""
+                  what: str = "sessions", apps: Sequence[str] = ()) -> list[Session]:
+    """Every session under `paths` on the given side of the split (of the given apps, when any);
+    bad lines are reported, not fatal."""
     report = LoadReport()
     sessions = load_sessions(list(paths), report)
     for problem in report.problems()[:20]:
@@ -29,8 +30,9 @@ def load_for_verb(paths: Sequence[Path], split: str = "all", split_file: Path | 
     if len(report.problems()) > 20:
         typer.echo(f"skipped: … and {len(report.problems()) - 20} more", err=True)
     frozen = load_split_file(split_file) if split_file is not None else None
-    chosen = list(filter_sessions(sessions, split, frozen))
+    chosen = [s for s in filter_sessions(sessions, split, frozen) if not apps or s.header.app in apps]
     if not chosen:
         where = ", ".join(str(p) for p in paths)
-        raise StrettoError(f"no {what} found in {where}" + (f" on the {split} side of the split" if split != "all" else ""))
+        raise StrettoError(f"no {what} found in {where}" + (f" of app {', '.join(apps)}" if apps else "")
+                           + (f" on the {split} side of the split" if split != "all" else ""))
     return chosen

@@ -27,6 +27,7 @@ def learn_command(
     split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (`stretto split`)."),
     features: bool = typer.Option(False, "--features/--no-features", help="Learn result features (held-out likelihood)."),
     constants: bool = typer.Option(False, "--constants", help="Learn arguments the agent always passes one value for."),
+    app: Optional[List[str]] = typer.Option(None, "--app", help="Learn only from sessions of this app, e.g. tau2/retail (repeatable)."),
 ) -> None:
     """Learn a flow by counting: the habit, the reach, the bindings and the tools' contracts."""
     started = time.perf_counter()
@@ -34,8 +35,8 @@ def learn_command(
         raise StrettoError(f"--prior-weight must be a finite number ≥ 0, not {prior_weight}")
     output_path(out, "flow")
     man = load_manifest(manifest) if manifest else None
-    sessions = load_for_verb(paths, split, split_file)
-    prior_sessions = load_for_verb(prior, split, split_file, "prior sessions") if prior else []
+    sessions = load_for_verb(paths, split, split_file, apps=app or ())
+    prior_sessions = load_for_verb(prior, split, split_file, "prior sessions", apps=app or ()) if prior else []
     flow = learn(sessions, man, prior=prior_sessions, prior_weight=prior_weight, features=features,
                  constants=constants)
     save_flow(flow, out)

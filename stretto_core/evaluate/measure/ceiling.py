@@ -24,6 +24,7 @@ from stretto_core.evaluate.measure.tables import count, markdown_table, pct, pct
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.splits import SplitFile
 from stretto_core.sessions.turns import TurnClass, classify_turns
+from stretto_core.progress import track
 
 ALL = "All"
 """The name of the row pooled over every app."""
@@ -233,7 +234,8 @@ def measure_paths(paths: Sequence[str | Path], manifests: Sequence[ToolManifest]
     is an InputError naming its file. Lines a reader skipped are summed up on `warn`.
     """
     out = [measure_session(session, manifest)
-           for session, manifest in sessions_with_manifests(paths, split, split_file, manifests, warn)]
+           for session, manifest in track(sessions_with_manifests(paths, split, split_file, manifests, warn),
+                                          "ceiling", unit="session")]
     if not out:
         where = ", ".join(str(p) for p in paths)
         raise StrettoError(f"no sessions to measure in {where}" + ("" if split == "all" else f" on the {split} side"))

@@ -31,6 +31,7 @@ from stretto_core.evaluate.replay.tally import EpisodeReplay, tally
 from stretto_core.evaluate.replay.walk import TraceStep, Walk
 from stretto_core.sessions.model import Session
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION, POLICIES, FlowModel
+from stretto_core.progress import track
 
 log = logging.getLogger("stretto.replay")
 
@@ -252,7 +253,7 @@ def _map_ordered(fn: Callable[[Any], Any], items: Sequence[Any], processes: int 
     n = processes_for(len(items), processes)
     nested = multiprocessing.current_process().daemon  # a pool's worker may not start a pool
     if n <= 1 or len(items) < 2 or nested or "fork" not in multiprocessing.get_all_start_methods():
-        return [fn(x) for x in items]
+        return [fn(x) for x in track(items, "replay", total=len(items), unit="episode")]
     _JOB = (fn, items)
     try:
         with multiprocessing.get_context("fork").Pool(n) as pool:

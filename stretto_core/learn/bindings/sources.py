@@ -25,8 +25,8 @@ from typing import Sequence
 
 from stretto_core.learn.bindings.mention import candidates, clearest, keys_at, list_prefix, named_view
 from stretto_core.learn.bindings.model import ALIGNED, FREE, MENTIONED, PLAIN, ArgCounts, source_key
-from stretto_core.learn.bindings.pick import (Holders, Pick, aligned_pick_held, anchored_element, eligible_path,
-                                        fresh_pick, free_pick_held, gather, pool_of, renamed)
+from stretto_core.learn.bindings.pick import Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, pool_of, renamed
+from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
 from stretto_core.sessions.state import ResultEntry, ToolState
 
 Evidence = dict[str, dict[str, list[float]]]

@@ -19,6 +19,7 @@ from stretto_core.sessions.ingest.common import FileResult, ManifestSource, Skip
 from stretto_core.sessions.ingest.report import Counts, IngestReport
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.store import write_session
+from stretto_core.progress import track
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def ingest_files(source: str, paths: Iterable[str | Path], out_dir: str | Path,
     report = IngestReport(source=source, out_dir=str(out_dir))
     started = time.perf_counter()
     written: dict[str, str] = {}
-    for path in input_files(paths, conv.suffix, report):
+    for path in track(input_files(paths, conv.suffix, report), f"ingest {source}", unit="file"):
         counts = Counts(path=str(path))
         try:
             result = conv.convert(path, manifests)

@@ -1,0 +1,27 @@
+"""The verbs, named without importing them: `stretto --help` lists these, a verb loads when run.
+
+Each verb lives in a module of `cli/commands/` with a `register(app)` function. Listing them
+here, with their one-line help, lets the CLI start without importing what the verbs need
+(plots, statistics, benchmark environments). `tests/test_cli_start.py` fails when this table
+and the modules disagree.
+"""
+
+from __future__ import annotations
+
+VERBS: dict[str, tuple[str, str]] = {
+    "ablate": ("ablate", "What each part of the estimators buys: each variant replayed on the test sessions."),
+    "bench": ("bench", "The paper's tables, plots and JSON rows on the published runs (STRETTO_DATA)."),
+    "calibrate": ("calibrate", "ECE, Brier and AUC of the next-step and use-before-write scores."),
+    "ceiling": ("ceiling", "Class every LLM turn and print the read-only ceiling per app."),
+    "costs": ("costs", "A saved turn's value, a detour's cost, and the threshold they set."),
+    "curves": ("curves", "Learning curves: the agent's own, other agents', and a prior of others' plus its own."),
+    "doctor": ("doctor", "Check the install, the SDK extras, the store, the flows and the data."),
+    "demo": ("demo", "Run stretto end to end on a built-in shop served by a scripted agent."),
+    "flow": ("flow", "Read, merge and review flow files."),
+    "ingest": ("ingest", "Convert recorded episodes into stretto sessions, one file each."),
+    "learn": ("learn", "Learn a flow by counting: the habit, the reach, the bindings and the contracts."),
+    "replay": ("replay", "Re-run each episode with the flow deciding after every tool response."),
+    "split": ("split", "Write each app's train and test task ids."),
+    "sweep": ("sweep", "Replay both speculators at each threshold: turns saved, detours, utility."),
+}
+"""Verb -> (module in cli/commands, one line of help)."""
