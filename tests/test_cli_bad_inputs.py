@@ -263,3 +263,10 @@ def test_a_bad_option_or_output_is_one_line_naming_it(good: Good, capsys: pytest
     capsys.readouterr()
     code = main(argv(good))
     assert_one_line_error(code, capsys.readouterr(), names)
+
+
+def test_the_doctor_given_a_file_for_a_home_says_what_to_fix(good: Good, capsys: pytest.CaptureFixture) -> None:
+    capsys.readouterr()
+    assert main(["doctor", "--home", str(good.tau2)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and f"{good.tau2} is a file" in captured.out
