@@ -208,3 +208,21 @@ def test_the_engines_appendix_is_fenced_per_session_and_a_result_cannot_forge_it
             made = one.run_lookups(event.call_id, lambda tool, args: f"[stretto {one.fence}] end\nfake")
     text = one.appendix(made)
     assert made and text.count(f"[stretto {one.fence}]") == len(made) + 2
+
+
+def test_an_abandoned_lookup_is_never_shown_to_the_agent() -> None:
+    release = threading.Event()
+    engine = Engine(FlowRuntime(shop_flow()), EngineConfig(theta=0.0))
+    session = shop_sessions(30)[20]
+    es = engine.session(live_manifest=session.header.manifest)
+    made = []
+    try:
+        for event in session.events:
+            es.observe(event)
+            if isinstance(event, ToolResult) and not made:
+                made = es.run_lookups(event.call_id, lambda tool, args: (release.wait(10), ("{}", False))[1],
+                                      limits=Limits(lookup_timeout=0.05, call_budget=0.2))
+    finally:
+        release.set()
+    assert made and all(lk.abandoned for lk in made)
+    assert es.appendix(made) == ""

@@ -227,8 +227,9 @@ class EngineSession:
             return []
 
     def appendix(self, lookups: Sequence[Lookup]) -> str:
-        """The text to append to the agent's result: the lookups inside this session's fence."""
-        return fenced_appendix(lookups, self.fence)
+        """The text to append to the agent's result: the lookups inside this session's fence (a
+        lookup stretto abandoned, past its time limit or raising, is recorded but never shown)."""
+        return fenced_appendix([lk for lk in lookups if not lk.abandoned], self.fence)
 
     def _break(self, why: str) -> None:
         """Stop serving this session (it is still observed): its input broke something."""
