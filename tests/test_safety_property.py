@@ -118,7 +118,7 @@ def serve(engine: Engine, session: Session, called: list[str], live: ToolManifes
 def served_flow_property(make_engine, tally: Tally):
     """The property: over generated flows, manifests and sessions, only permitted reads are looked up."""
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None, report_multiple_bugs=False)
+    @settings(derandomize=True, max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None, report_multiple_bugs=False)
     @given(learned_with=manifests(kinds=MOSTLY_READS),
            live=st.one_of(st.none(), manifests(kinds=MOSTLY_READS), manifests()),
            allow=st.one_of(st.none(), st.none(), st.sets(st.sampled_from(TOOLS), min_size=3)),
@@ -193,7 +193,7 @@ class _RecklessModel:
 def reckless_property(make_engine, tally: Tally):
     """The property: a model that wants every tool with certainty still only gets permitted reads."""
 
-    @settings(max_examples=150, deadline=None, database=None, report_multiple_bugs=False)
+    @settings(derandomize=True, max_examples=150, deadline=None, database=None, report_multiple_bugs=False)
     @given(manifest=manifests(), live=manifests(), session=sessions(), policy=st.sampled_from(["use", "next"]))
     def check(manifest: ToolManifest, live: ToolManifest, session: Session, policy: str) -> None:
         engine = make_engine(Engine(_RecklessModel(manifest), EngineConfig(theta=0.0, policy=policy,
@@ -239,7 +239,7 @@ def test_an_unknown_tool_is_never_a_read() -> None:
 def session_listing_property(make_engine, tally: Tally):
     """The property: a session's own server listing narrows what may be looked up."""
 
-    @settings(max_examples=60, deadline=None, database=None, report_multiple_bugs=False)
+    @settings(derandomize=True, max_examples=60, deadline=None, database=None, report_multiple_bugs=False)
     @given(manifest=manifests(allow_missing=False), session_live=manifests(), session=sessions())
     def check(manifest: ToolManifest, session_live: ToolManifest, session: Session) -> None:
         engine = make_engine(Engine(_RecklessModel(manifest), EngineConfig(theta=0.0)))

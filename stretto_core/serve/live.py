@@ -131,11 +131,13 @@ class LiveSession:
         """The user's message."""
         self._seen(UserMessage(text=text))
 
-    def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None) -> None:
-        """One model turn: its text and the calls it made (none for a reply)."""
+    def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None,
+                 inferred: bool = False) -> None:
+        """One model turn: its text and the calls it made (none for a reply); `inferred` when the
+        harness grouped calls into a turn itself, without seeing the model's turn."""
         for call in calls:
             self._announced.add(call.call_id)
-        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage))
+        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage, inferred=True if inferred else None))
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
                          call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
@@ -201,7 +203,7 @@ class LiveSession:
         return result
 
     def _finish(self, result: ToolResult, made: list[Lookup]) -> str:
-        text = fenced_appendix(made, self.fence)
+        text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
         self._event(result.model_copy(update={"appended": text or None}))
         for lookup in made:
             self._event(lookup)

@@ -63,16 +63,22 @@ async def run_lookups_async(session: Any, after_call_id: str | None, call_tool: 
         if decision is None:
             return made
         timeout = min(limits.lookup_timeout, left)
+        abandoned = False
         try:
             value = await asyncio.wait_for(call_tool(decision.tool, dict(decision.arguments)), timeout)
             content, error = _outcome(value)
         except asyncio.TimeoutError:
-            content, error = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True
+            content, error, abandoned = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True, True
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
-            content, error = f"Error: {type(exc).__name__}: {exc}"[:500], True
-        made.append(session.add_lookup(decision, content, error, after_call_id))
+            content, error, abandoned = f"Error: {type(exc).__name__}: {exc}"[:500], True, True
+        made.append(_mark(session.add_lookup(decision, content, error, after_call_id), abandoned))
+
+
+def _mark(lookup: Lookup, abandoned: bool) -> Lookup:
+    """A lookup stretto gave up on is recorded as such, and never shown to the agent."""
+    return lookup.model_copy(update={"abandoned": True}) if abandoned else lookup
 
 
 _POOL: concurrent.futures.ThreadPoolExecutor | None = None
@@ -102,11 +108,12 @@ def run_lookups_sync(session: Any, after_call_id: str | None, call_tool: SyncCal
             return made
         timeout = min(limits.lookup_timeout, left)
         future = _pool().submit(call_tool, decision.tool, dict(decision.arguments))
+        abandoned = False
         try:
             content, error = _outcome(future.result(timeout=timeout))
         except concurrent.futures.TimeoutError:
             future.cancel()
-            content, error = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True
+            content, error, abandoned = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True, True
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
-            content, error = f"Error: {type(exc).__name__}: {exc}"[:500], True
-        made.append(session.add_lookup(decision, content, error, after_call_id))
+            content, error, abandoned = f"Error: {type(exc).__name__}: {exc}"[:500], True, True
+        made.append(_mark(session.add_lookup(decision, content, error, after_call_id), abandoned))

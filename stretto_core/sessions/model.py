@@ -121,6 +121,8 @@ class Lookup(_Model):
     binding: float | None = None
     policy: str | None = None
     used: bool | None = None
+    abandoned: bool | None = None
+    """True when stretto gave up on the lookup (it timed out or raised): recorded, never shown."""
     at: datetime | None = None
 
 

@@ -76,7 +76,7 @@ def serve_case(kinds: dict[str, str], by_annotation: dict[str, bool], claimed: s
 CASES: list[bool] = []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(derandomize=True, max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(kinds=st.fixed_dictionaries({t: st.sampled_from(KINDS) for t in TOOLS}),
        by_annotation=st.fixed_dictionaries({t: st.booleans() for t in TOOLS}),
