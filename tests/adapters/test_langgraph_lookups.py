@@ -136,14 +136,13 @@ def test_a_lookup_that_misbehaves_leaves_the_agents_result_unchanged_and_is_reco
         shop.release.set()
     (message,) = tool_messages(model.seen[1])
     assert message.status == "success"
-    own, _, appendix = message.content.partition("\n[stretto ")
-    assert own == ORDER_O1 and "(failed)" in appendix
+    assert message.content == ORDER_O1  # a lookup stretto gave up on is recorded, never shown
     assert messages[-1].content == "done"
     if misbehaviour == "hang":
         assert still_hanging  # the agent went on while the lookup was still stuck
     (session,) = session_files(tmp_path)
     (lookup,) = [e for e in session.events if isinstance(e, Lookup)]
-    assert lookup.tool == "get_customer" and lookup.error
+    assert lookup.tool == "get_customer" and lookup.error and lookup.abandoned
     assert ("took longer" in lookup.content) if misbehaviour == "hang" else lookup.content.startswith("Error")
 
 
