@@ -85,3 +85,20 @@ def test_writing_a_session_over_a_file_of_another_session_is_an_error(tmp_path: 
     with pytest.raises(InputError, match="tenant/A"):
         write_session(session("tenant_A"), tmp_path)
     assert read_session(squatter).session_id == "tenant/A"
+
+
+def test_ingest_of_an_episode_with_a_cjk_task_id_writes_its_session(tmp_path: Path) -> None:
+    import json
+
+    from stretto_core.sessions.ingest import ingest_files
+    from stretto_core.sessions.store import load_sessions
+
+    source = tmp_path / "retail" / "gpt-x__results__run.json"
+    source.parent.mkdir()
+    task = "退货请求" * 50
+    source.write_text(json.dumps({"info": {"environment_info": {"domain_name": "retail"}}, "simulations": [
+        {"task_id": task, "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]}]}))
+    report = ingest_files("tau2", [source], tmp_path / "out")
+    assert report.sessions_written == 1
+    [session] = load_sessions([tmp_path / "out"])
+    assert session.header.task_id == task
