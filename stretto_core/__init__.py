@@ -23,6 +23,7 @@ _WHERE = {
     "EngineSession": "stretto_core.serve.engine",
     "FlowRuntime": "stretto_core.serve.runtime",
     "result_text": "stretto_core.serve.results",
+    "contract_still_holds": "stretto_core.serve.speculator",
     # the flow file
     "Flow": "stretto_core.flow.ir",
     "learn_flow": "stretto_core.flow.ir",

@@ -20,6 +20,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "flow": ("flow", "Read, merge and review flow files."),
     "ingest": ("ingest", "Convert recorded episodes into stretto sessions, one file each."),
     "learn": ("learn", "Learn a flow by counting: the habit, the reach, the bindings and the contracts."),
+    "procedure": ("procedure", "Where no user speaks: compile, show, run and cascade a procedure from traces."),
+    "proxy": ("proxy", "An MCP proxy in front of a server: records sessions and appends the flow's lookups."),
     "replay": ("replay", "Re-run each episode with the flow deciding after every tool response."),
     "split": ("split", "Write each app's train and test task ids."),
     "sweep": ("sweep", "Replay both speculators at each threshold: turns saved, detours, utility."),

@@ -84,11 +84,12 @@ class Engine:
         """A new session's state; `live_manifest` is the tools this session's server lists, when
         known per session (it narrows the engine's guard: a tool it does not mark read is never
         looked up, nor one whose contract changed)."""
-        guard = self.guard
-        if live_manifest is not None:
-            live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
-            guard = Guard(self.model.manifest, live, self.config.allow)
-        return EngineSession(self, guard)
+        return EngineSession(self, self.guard if live_manifest is None else self.guard_for(live_manifest))
+
+    def guard_for(self, live_manifest: ToolManifest) -> Guard:
+        """The guard of a session whose server lists `live_manifest` (narrowed by the config's)."""
+        live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
+        return Guard(self.model.manifest, live, self.config.allow)
 
     def warn_no_authority(self) -> None:
         """Say once that sessions without an authority make no lookup."""

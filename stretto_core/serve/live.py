@@ -86,11 +86,15 @@ class Stretto:
                 agent_model: str | None = None, task_id: str | None = None,
                 labels: dict[str, str] | None = None) -> "LiveSession":
         """A new live session; `tools` is what the SDK says of this session's tools (annotations)."""
+        live = self._live_manifest(tools)
+        return LiveSession(self, session_id or uuid.uuid4().hex, live, agent_model or self.agent_model,
+                           task_id, labels or {})
+
+    def _live_manifest(self, tools: ToolManifest | None) -> ToolManifest:
         live = self.authority if tools is None else tools.merged(self.authority)
         for name in self.deny:
             live = live.merged(ToolManifest.declare(writes=[name]))
-        return LiveSession(self, session_id or uuid.uuid4().hex, live, agent_model or self.agent_model,
-                           task_id, labels or {})
+        return live
 
     def _warn_no_authority(self) -> None:
         if not self._warned:
@@ -132,12 +136,19 @@ class LiveSession:
         self._seen(UserMessage(text=text))
 
     def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None,
-                 inferred: bool = False) -> None:
-        """One model turn: its text and the calls it made (none for a reply); `inferred` when the
-        harness grouped calls into a turn itself, without seeing the model's turn."""
+                 *, inferred: bool | None = None) -> None:
+        """One model turn: its text and the calls it made (none for a reply). `inferred=True` when
+        the adapter saw no model turn and estimated this one (a proxy grouping calls by timing)."""
         for call in calls:
             self._announced.add(call.call_id)
-        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage, inferred=True if inferred else None))
+        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage, inferred=inferred))
+
+    def update_tools(self, tools: ToolManifest) -> None:
+        """The server's tools changed mid-session (an MCP `list_changed`): from the next decision
+        on, the guard checks the new kinds and contracts (the authority and denylist still apply)."""
+        self.tools = self.owner._live_manifest(tools)
+        if self.engine_session is not None and self.owner.engine is not None:
+            self.engine_session.guard = self.owner.engine.guard_for(self.tools)
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
                          call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
-from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
 
 DEFAULT_THETA = 0.3
@@ -71,9 +71,9 @@ class Guard:
     authority nothing is permitted: the flow file alone never says what is a read.
 
     Contracts: where both the flow (its pinned contract) and the authority state a tool's input
-    contract, they must agree: the same argument names, the same required ones, and for each
-    argument JSON types that meet (`integer` and `number` are one; `any`, or only `null`, meets
-    anything). Where either states none (reads declared in code, a manifest file of kinds only,
+    contract, the authority's must still take the flow's calls (`contract_still_holds`: the same
+    required arguments, every pinned one still listed, with a type that admits the pinned
+    one). Where either states none (reads declared in code, a manifest file of kinds only,
     a flow that never saw the tool called) there is nothing to compare, and the authority's word
     on the kind decides alone.
     """
@@ -116,23 +116,38 @@ def contract_refusal(flow: ToolManifest, live: ToolManifest, tool: str) -> str |
     pinned = flow.tools[tool].contract if tool in flow.tools else None
     if pinned is None:
         return None
-    if sorted(pinned.args) != sorted(now.args) or sorted(pinned.required) != sorted(now.required):
+    if sorted(pinned.required) != sorted(now.required):
         return f"{tool}'s input contract changed: {pinned.describe()} → {now.describe()}"
     for name, was in pinned.args.items():
-        if not _types_meet(was, now.args[name]):
+        if name not in now.args:
+            return f"{tool}'s input contract changed: {name} is no longer listed"
+        if not _types_admit(was, now.args[name]):
             return f"{tool}'s input contract changed: {name} was {was}, is {now.args[name]}"
     return None
 
 
-def _types_meet(pinned: str, live: str) -> bool:
-    """Whether a value of the pinned JSON type(s) can be one of the live type(s)."""
-    a, b = _type_set(pinned), _type_set(live)
-    return "any" in a or "any" in b or bool(a & b)
+def contract_still_holds(pinned: InputContract, now: InputContract) -> bool:
+    """Whether a server's listed contract still takes the calls a flow pinned.
+
+    A pinned contract observed from calls names only the arguments the agents passed, while a
+    server lists its optional ones too; so the same required set, and every pinned argument
+    still listed with a type that admits the pinned one, is the same contract. A renamed,
+    dropped or newly required argument, or a changed type, is not. Types: `integer` is a
+    `number`; `any` admits anything; `null` says nothing (an observed contract writes it for an
+    argument only ever passed as null), so a type of only `null` is `any`.
+    """
+    if sorted(pinned.required) != sorted(now.required):
+        return False
+    return all(name in now.args and _types_admit(kind, now.args[name]) for name, kind in pinned.args.items())
+
+
+def _types_admit(pinned: str, listed: str) -> bool:
+    """Whether every JSON type the pinned argument was passed as is one the listing takes."""
+    a, b = _type_set(pinned), _type_set(listed)
+    return "any" in a or "any" in b or a <= b
 
 
 def _type_set(types: str) -> set[str]:
-    """The JSON types a contract's type text allows; `null` says nothing (an observed contract
-    writes it for an argument only ever passed as null), so a type of only `null` is `any`."""
     names = {"number" if t == "integer" else t for t in (t.strip() for t in types.split("|")) if t}
     return names - {"null"} or {"any"}
 
