@@ -20,7 +20,7 @@ from stretto_core.flow.ir import learn, load_flow, save_flow
 from stretto_core.serve.engine import Engine, EngineConfig
 from stretto_core.serve.lookups import Limits
 from stretto_core.serve.runtime import FlowRuntime
-from stretto_core.serve.speculator import Guard
+from stretto_core.serve.speculator import Guard, contract_still_holds
 from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
 from stretto_core.sessions.model import Session, ToolResult
 
@@ -141,6 +141,16 @@ def test_a_tool_whose_argument_type_changed_is_not_looked_up() -> None:
     assert Guard(pinned, manifest("string|null")).permits("get")
     assert Guard(manifest("null"), manifest("integer")).permits("get"), "only ever null says nothing"
     assert Guard(pinned, manifest("any")).permits("get")
+
+
+def test_a_contract_still_holds_with_more_optional_arguments_and_a_type_the_agents_passed() -> None:
+    pinned = InputContract(args={"names": "array|string"}, required=["names"])
+    assert contract_still_holds(pinned, InputContract(args={"names": "array", "limit": "integer"},
+                                                      required=["names"]))
+    assert not contract_still_holds(pinned, InputContract(args={"names": "integer"}, required=["names"]))
+    assert not contract_still_holds(pinned, InputContract(args={"other": "array"}, required=["other"]))
+    assert not contract_still_holds(pinned, InputContract(args={"names": "array", "limit": "integer"},
+                                                          required=["names", "limit"]))
 
 
 def test_a_served_tool_whose_type_changed_on_the_server_is_not_looked_up() -> None:

@@ -131,7 +131,7 @@ def contract_still_holds(pinned: InputContract, now: InputContract) -> bool:
 
     A pinned contract observed from calls names only the arguments the agents passed, while a
     server lists its optional ones too; so the same required set, and every pinned argument
-    still listed with a type that admits the pinned one, is the same contract. A renamed,
+    still listed with a type that admits one the pinned has, is the same contract. A renamed,
     dropped or newly required argument, or a changed type, is not. Types: `integer` is a
     `number`; `any` admits anything; `null` says nothing (an observed contract writes it for an
     argument only ever passed as null), so a type of only `null` is `any`.
@@ -142,9 +142,14 @@ def contract_still_holds(pinned: InputContract, now: InputContract) -> bool:
 
 
 def _types_admit(pinned: str, listed: str) -> bool:
-    """Whether every JSON type the pinned argument was passed as is one the listing takes."""
+    """Whether the listing takes a JSON type the pinned argument was passed as.
+
+    Some, not all: an observed contract joins every type any agent passed (`array|string` when
+    one agent passed a name where the others passed a list), so asking for all of them would
+    refuse a tool whose server never changed; a changed tool (`string` to `integer`) shares none.
+    """
     a, b = _type_set(pinned), _type_set(listed)
-    return "any" in a or "any" in b or a <= b
+    return "any" in a or "any" in b or bool(a & b)
 
 
 def _type_set(types: str) -> set[str]:
