@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.demo.shop import SHOP_MANIFEST, Shop, call_key_text, run_agent
-from stretto_core.serve.engine import APPENDIX_HEADER, Engine, EngineConfig, EngineSession, appendix
+from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
 from stretto_core.flow.ir import Flow, learn, save_flow
 from stretto_core.flow.review import show
 from stretto_core.serve.runtime import FlowRuntime
@@ -73,7 +73,10 @@ class Harness:
             self.recorder.tool_result(call.call_id, call.tool, content, error=error)
             results.append(content + self._serve(call, content, error))
             self._context += len(results[-1]) // 4
-        return [r.split("\n" + APPENDIX_HEADER, 1)[0] for r in results]
+        if self.engine_session is None:
+            return results
+        fence = f"\n[stretto {self.engine_session.fence}] "
+        return [r.split(fence, 1)[0] for r in results]
 
     def _serve(self, call: ToolCall, content: str, error: bool) -> str:
         es = self.engine_session
@@ -86,7 +89,7 @@ class Harness:
             self.recorder.record(lk)
             self.seen[call_key_text(lk.tool, lk.arguments)] = lk.content
         self.stats.lookups += len(lookups)
-        return appendix(lookups)
+        return es.appendix(lookups)
 
 
 def run_episode(directory: Path, index: int, engine: Engine | None, tag: str) -> EpisodeStats:
@@ -113,7 +116,7 @@ def demo(home: Path, sessions: int = 60, train: int = 40, theta: float = 0.3) ->
     held_out = recorded[train:]
     replays = {policy: replay_sessions(runtime, held_out, ReplayOptions(theta=theta, policy=policy, processes=1))
                for policy in ("use", "next")}
-    engine = Engine(runtime, EngineConfig(theta=theta))
+    engine = Engine(runtime, EngineConfig(theta=theta, live_manifest=SHOP_MANIFEST))  # the operator's word on reads
     live = [run_episode(home / "live", i, engine, "live") for i in range(train, sessions)]
     before = sum(b.llm_turns for b in baseline[train:])
     after = sum(s.llm_turns for s in live)

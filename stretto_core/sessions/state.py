@@ -26,7 +26,10 @@ _NOTHING: frozenset[str] = frozenset()
 
 def call_key(tool: str, arguments: dict[str, Any]) -> str:
     """A canonical key for a call: same tool and same arguments give the same key."""
-    return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
+    try:
+        return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
+    except (RecursionError, ValueError, TypeError):  # arguments nested beyond what JSON writes
+        return tool + " " + repr(sorted(map(str, argument_leaves(arguments))))
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -14,6 +15,7 @@ from stretto_core.flow.harness import (ALL, DEFAULT_MATES, DEFAULT_OTHERS, Weigh
                                        parse_weight, split_for_agent)
 from stretto_core.flow.ir import learn, save_flow
 from stretto_core.learn.bindings.model import BindingOptions
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.user_words import MODES
 from stretto_core.sessions.manifest import load_manifest
 
@@ -43,9 +45,12 @@ def learn_command(
 ) -> None:
     """Learn a flow by counting: the habit, the reach, the bindings and the tools' contracts."""
     started = time.perf_counter()
+    if prior_weight is not None and not (math.isfinite(prior_weight) and prior_weight >= 0):
+        raise StrettoError(f"--prior-weight must be a finite number ≥ 0, not {prior_weight}")
+    output_path(out, "flow")
+    man = load_manifest(manifest) if manifest else None
     sessions = load_for_verb(paths, split, split_file, apps=app or ())
     prior_sessions = load_for_verb(prior, split, split_file, "prior sessions", apps=app or ()) if prior else []
-    man = load_manifest(manifest) if manifest else None
     if user_words is not None and user_words not in MODES:
         raise StrettoError(f"--user-words is one of {', '.join(MODES)}, not {user_words!r}")
     options = BindingOptions(user_words=user_words)

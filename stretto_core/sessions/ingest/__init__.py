@@ -96,8 +96,12 @@ def ingest_files(source: str, paths: Iterable[str | Path], out_dir: str | Path,
                                                     f"{written[sid]}", kind="duplicate episode",
                                                     where=session.header.source))
                 continue
+            try:
+                write_session(session, out_dir)
+            except InputError as exc:
+                result.skipped.append(SkippedRecord.from_error(exc, "unwritable episode", where=session.header.source))
+                continue
             written[sid] = session.header.source or str(path)
-            write_session(session, out_dir)
             counts.add_session(session)
         counts.skipped = len(result.skipped)
         report.skipped.extend(result.skipped)
