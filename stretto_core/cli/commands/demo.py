@@ -35,7 +35,7 @@ def demo_command(
         typer.echo(numbers["flow_show"])
     typer.echo(render(numbers), nl=False)
     save_numbers(numbers, folder / "demo.json")
-    typer.echo(f"sessions in {folder / 'sessions'}, flow in {numbers['flow']}, numbers in {folder / 'demo.json'}")
+    typer.echo(f"every number above:               {folder / 'demo.json'}")
 
 
 def register(app: typer.Typer) -> None:
