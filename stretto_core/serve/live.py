@@ -239,4 +239,9 @@ class LiveSession:
 
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:
-    return tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    """A canonical key of a call; arguments too deep or odd to dump get a key of their own, so
+    they can never match a lookup (and never raise into the agent's call)."""
+    try:
+        return tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return tool + "\x00" + uuid.uuid4().hex
