@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from shared_data import full_data
 from stretto_core.errors import StrettoError
 from stretto_core.paths import data_root
 from stretto_core.procedures.compile import compile_procedure
@@ -54,6 +55,7 @@ def slice_procedure():
     return compile_procedure(episodes, APP), rewards
 
 
+@full_data
 def test_our_reward_is_the_reward_the_recorded_solo_runs_carry():
     data = json.loads((data_root() / "tau2/trajectories/telecom" / SOLO_TEST).read_text())
     sims = data["simulations"][6:10]
