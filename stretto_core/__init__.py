@@ -23,12 +23,15 @@ _WHERE = {
     "EngineSession": "stretto_core.serve.engine",
     "FlowRuntime": "stretto_core.serve.runtime",
     "result_text": "stretto_core.serve.results",
+    "contract_still_holds": "stretto_core.serve.speculator",
     # the flow file
     "Flow": "stretto_core.flow.ir",
     "learn_flow": "stretto_core.flow.ir",
     "merge_flows": "stretto_core.flow.ir",
     "load_flow": "stretto_core.flow.ir",
     "save_flow": "stretto_core.flow.ir",
+    "learn_for_agent": "stretto_core.flow.harness",
+    "BindingOptions": "stretto_core.learn.bindings.model",
     # sessions and tool kinds
     "SessionRecorder": "stretto_core.sessions.recorder",
     "SessionStore": "stretto_core.sessions.store",
@@ -39,6 +42,7 @@ _WHERE = {
     "ToolCall": "stretto_core.sessions.model",
     "Usage": "stretto_core.sessions.model",
     "Lookup": "stretto_core.sessions.model",
+    "ingest_files": "stretto_core.sessions.ingest",
     "ToolManifest": "stretto_core.sessions.manifest",
     "ToolKind": "stretto_core.sessions.manifest",
     "load_manifest": "stretto_core.sessions.manifest",

@@ -154,7 +154,7 @@ def test_a_site_switched_off_makes_no_lookups_there(retail_train, tmp_path: Path
     engine = Engine(FlowRuntime(flow))
     made_after: dict[str, int] = {}
     for session in retail_train[:15]:
-        es = engine.session()
+        es = engine.session(live_manifest=session.header.manifest)
         for event in session.events:
             es.observe(event)
             if isinstance(event, ToolResult) and event.tool in ("get_user_details", "find_user_id_by_email"):

@@ -92,5 +92,6 @@ def test_a_field_missing_from_the_doc_is_named() -> None:
         documented: int
         forgotten_field: Usage | None = None
 
-    doc = "`documented` and the usage fields `input_tokens`, `output_tokens`, `cost`.\n```\nforgotten_field\n```"
+    doc = ("`documented` and the usage fields `input_tokens`, `output_tokens`, `cost`, `cache_read_input_tokens`, "
+           "`cache_creation_input_tokens`.\n```\nforgotten_field\n```")
     assert undocumented([Extra], [], doc) == ["Extra.forgotten_field"]

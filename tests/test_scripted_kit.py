@@ -72,3 +72,20 @@ def test_the_player_drops_a_call_only_when_a_lookup_returned_its_recorded_result
         while player.next_turn().calls:
             pass
     assert player.answered_calls == (1 if same_result else 0)
+
+
+def test_arguments_nested_too_deep_to_dump_never_break_the_agents_call(tmp_path):
+    import asyncio
+
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    live = Stretto(None, store=tmp_path).session("deep")
+
+    async def call_tool(tool, args):
+        return "{}"
+
+    assert asyncio.run(live.after_tool("c1", "get_order", {"q": deep}, '{"ok": true}', call_tool)) == ""
+    live.close()

@@ -26,7 +26,8 @@ def recorded(session: Session) -> dict[str, tuple[str, bool]]:
 
 
 def serve(engine: Engine, events, known, served: bool):
-    es = engine.session(served=served)
+    """The events served (lookups answered from the record), the tools' kinds from the episodes' manifest."""
+    es = engine.session(live_manifest=engine.model.manifest, served=served)
     agent = {c.call_id for e in events if isinstance(e, LLMTurn) for c in e.calls}
     made = []
     for event in events:

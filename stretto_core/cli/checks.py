@@ -83,6 +83,8 @@ def _importable(module: str) -> bool:
 
 
 def check_store(home: Path) -> Check:
+    if home.exists() and not home.is_dir():
+        return Check("store", "fix", f"{home} is a file, not stretto's folder", "pass --home a folder (or set STRETTO_HOME)")
     sessions = home / "sessions"
     if not sessions.is_dir():
         return Check("store", "note", f"no sessions yet in {sessions}",

@@ -18,10 +18,14 @@ VERBS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor", "Check the install, the SDK extras, the store, the flows and the data."),
     "demo": ("demo", "Run stretto end to end on a built-in shop served by a scripted agent."),
     "flow": ("flow", "Read, merge and review flow files."),
+    "harnesses": ("harnesses", "Which sessions to learn each agent from across harnesses: own, mates, others, priors."),
     "ingest": ("ingest", "Convert recorded episodes into stretto sessions, one file each."),
     "learn": ("learn", "Learn a flow by counting: the habit, the reach, the bindings and the contracts."),
+    "procedure": ("procedure", "Where no user speaks: compile, show, run and cascade a procedure from traces."),
+    "proxy": ("proxy", "An MCP proxy in front of a server: records sessions and appends the flow's lookups."),
     "replay": ("replay", "Re-run each episode with the flow deciding after every tool response."),
     "split": ("split", "Write each app's train and test task ids."),
     "sweep": ("sweep", "Replay both speculators at each threshold: turns saved, detours, utility."),
+    "userwords": ("userwords", "What binding from the user's words adds in replay, per suite and domain."),
 }
 """Verb -> (module in cli/commands, one line of help)."""

@@ -15,6 +15,7 @@ from typing import Iterator, Sequence, TextIO
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.sessions.manifest import ManifestError, ToolManifest, load_manifest
 from stretto_core.sessions.model import Session
+from stretto_core.sessions.order import SeenIds
 from stretto_core.sessions.splits import SPLITS, SplitFile, split_of
 from stretto_core.sessions.store import ReadReport, iter_session_files, read_header, read_session
 
@@ -44,6 +45,7 @@ def sessions_with_manifests(paths: Sequence[str | Path], split: str = "all", spl
     if split not in ("all", *SPLITS):
         raise StrettoError(f"unknown split {split!r}: use train, test, none or all")
     skipped_lines = skipped_files = 0
+    seen = SeenIds()
     for path in iter_session_files(list(paths)):
         if split != "all" and split_of(read_header(path), split_file) != split:
             continue
@@ -52,6 +54,7 @@ def sessions_with_manifests(paths: Sequence[str | Path], split: str = "all", spl
         if report.skipped:
             skipped_lines += len(report.skipped)
             skipped_files += 1
+        seen.check(session.session_id, str(path))
         manifest = manifest_for_app(manifests, session.header.app) or session.header.manifest
         if manifest is None:
             raise InputError(str(path), f"session {session.session_id} has no manifest in its header "

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from stretto_core.errors import StrettoError
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
 from stretto_core.flow.ir import Flow, learn
 from stretto_core.serve.runtime import FlowRuntime
@@ -61,7 +62,7 @@ BY_NAME = {v.name: v for v in VARIANTS}
 
 def variant(name: str) -> Variant:
     if name not in BY_NAME:
-        raise ValueError(f"unknown ablation variant {name!r}; one of {', '.join(BY_NAME)}")
+        raise StrettoError(f"unknown ablation variant {name!r}; one of {', '.join(BY_NAME)}")
     return BY_NAME[name]
 
 

@@ -14,6 +14,7 @@ sessions are byte-identical, and a flow can be reviewed as a diff.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, Sized
 
@@ -23,8 +24,10 @@ from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingCounts, BindingOptions, BindingTable
 from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabulary
-from stretto_core.errors import InputError, StrettoError
+from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.flow import checks
 from stretto_core.learn.result_fields import FeatureMap
+from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
@@ -151,7 +154,7 @@ class Flow(_Model):
     def to_json(self) -> str:
         """One line, sorted keys: byte-identical for identical counts."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True,
-                          separators=(",", ":"), ensure_ascii=False)
+                          separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _pin_contracts(manifest: ToolManifest, contracts: ContractCounts) -> dict[str, InputContract]:
@@ -234,24 +237,32 @@ def count_sessions(sessions: Iterable[Session], manifest: ToolManifest, *, weigh
 
 def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
           prior: Sequence[Session] = (), prior_weight: float | None = None,
+          priors: Sequence[tuple[Sequence[Session], float | None]] = (),
           features: FeatureMap | bool | None = None, constants: bool = False,
           binding_options: BindingOptions = DEFAULT_OPTIONS) -> Flow:
     """Learn a flow from sessions; `prior` sessions count as `prior_weight` sessions in all.
 
+    `priors`: more bodies of sessions, each `(sessions, weight)` weighing `weight` sessions in
+    all (None: its own count), e.g. an agent's harness-mates and other harnesses (`flow/harness.py`).
     `features`: a FeatureMap to use, True to learn one from the sessions, None/False for none.
     `binding_options`: parts of the binding rule switched off (the ablation's; serve the flow
     with the same options).
     """
-    if not sessions and not prior:
+    bodies = ([(prior, prior_weight)] if prior else []) + [(list(p), w) for p, w in priors if p]
+    every = list(sessions) + [s for body, _ in bodies for s in body]
+    if not every:
         raise StrettoError("no sessions to learn from")
-    man = manifest_of_sessions(list(sessions) + list(prior), manifest)
+    for _, body_weight in bodies:
+        if body_weight is not None and not (math.isfinite(body_weight) and body_weight >= 0):
+            raise StrettoError(f"a prior's weight must be a finite number ≥ 0, not {body_weight}")
+    man = manifest_of_sessions(every, manifest)
     from stretto_core.learn.features import learn_feature_map
 
-    fmap = learn_feature_map(list(sessions) + list(prior)) if features is True else (features or None)
+    fmap = learn_feature_map(every) if features is True else (features or None)
     flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
-    if prior:
-        weight = 1.0 if prior_weight is None else prior_weight / len(prior)
-        flow = _add(flow, count_sessions(prior, man, weight=1.0, features=fmap, constants=constants,
+    for body, body_weight in bodies:
+        weight = 1.0 if body_weight is None else body_weight / len(body)
+        flow = _add(flow, count_sessions(body, man, weight=1.0, features=fmap, constants=constants,
                                          role="prior", binding_options=binding_options), weight)
     return flow.derive()
 
@@ -287,36 +298,65 @@ def _merge_sources(sources: list[FlowSource]) -> list[FlowSource]:
 
 
 def merge(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
-    """The flow of both bodies of sessions: counts added (b's times `weight`), then derived again."""
-    return _add(a, b, weight).derive()
+    """The flow of both bodies of sessions: counts added (b's times `weight`), then derived again.
+
+    A weight that is not a finite number above 0, or so large that the weighed counts are not
+    finite, is a StrettoError."""
+    if not (math.isfinite(weight) and weight > 0):
+        raise StrettoError(f"a flow's weight must be a finite number above 0, not {weight}")
+    try:
+        merged = _add(a, b, weight)
+    except ValueError as exc:
+        raise StrettoError(f"weighing a flow by {weight:g}: {exc}") from exc
+    problems = checks.number_problems(merged.model_dump(mode="json", exclude_none=True))
+    if problems:
+        raise StrettoError(f"weighing a flow by {weight:g} overflows its counts ({problems[0]})")
+    return merged.derive()
 
 
 def save_flow(flow: Flow, path: str | Path) -> None:
     """Write a flow file: one line of sorted JSON, byte-identical for identical counts."""
-    Path(path).write_text(flow.to_json() + "\n", encoding="utf-8")
+    try:
+        text = flow.to_json()
+    except ValueError as exc:  # NaN or infinity: a weight so large the counts overflowed
+        raise StrettoError(f"{path}: the flow holds a number that is not finite ({exc}); not written") from exc
+    write_text_file(path, text + "\n", "flow")
 
 
 def load_flow(path: str | Path) -> Flow:
-    """Read a flow file; another version, or a malformed file, is a clear error naming the file."""
+    """Read a flow file; another version, or a malformed file, is a clear error naming the file.
+
+    Every number is checked and the derived parts are derived again from the counts: a file
+    whose stored `vocab`, `alpha`, `table` or `pinned` differ from its counts' is refused
+    (`flow/checks.py`), so no edit of a derived part can change what the flow serves.
+    """
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read flow: {exc.strerror or exc}") from exc
-    except ValueError as exc:
-        raise InputError(str(p), f"not a JSON flow ({exc})") from exc
+    data = read_json_file(p, "flow")
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
-    if data["stretto_flow"] != FLOW_FORMAT_VERSION:
-        raise InputError(str(p), f"stretto_flow {data['stretto_flow']!r} is not version {FLOW_FORMAT_VERSION}; relearn it")
+    version = data["stretto_flow"]
+    if type(version) is not int or version != FLOW_FORMAT_VERSION:
+        raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version {FLOW_FORMAT_VERSION}; relearn it")
+    _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
     try:
         flow = Flow.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(str(p), f"invalid flow at {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
-    if flow.alpha is None or flow.table is None:
+    try:
         flow.derive()
+    except (ValueError, ArithmeticError) as exc:
+        raise InputError(str(p), f"counts: {exc}") from exc
+    derived = flow.model_dump(mode="json", include=set(checks.DERIVED), exclude_none=True)
+    stored = {name: data[name] for name in checks.DERIVED if name in data}
+    _refuse(p, checks.table_problems(derived["table"]) + checks.derived_problems(stored, derived))
     return flow
+
+
+def _refuse(path: Path, problems: list[str]) -> None:
+    if problems:
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise InputError(str(path), problems[0] + more)
 
 
 learn_flow = learn

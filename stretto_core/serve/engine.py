@@ -8,15 +8,22 @@ the SDK, the MCP server, the environment, or the record) and hands the result ba
 Typical use, after the agent's call `call_id` returned:
 
     session.observe(tool_result_event)
-    lookups = session.run_lookups(call_id, call_tool)   # call_tool(tool, args) -> (text, error)
-    text = appendix(lookups)                             # append to the agent's result
+    lookups = session.run_lookups(call_id, call_tool)   # call_tool(tool, args) -> any tool output
+    text = session.appendix(lookups)                     # append to the agent's result
+
+A session makes lookups only with an authority on tool kinds besides the flow (a live manifest,
+see `Engine`), and never raises into its caller.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from stretto_core.errors import snippet
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, ToolResult, UserMessage, parse_json_content
@@ -24,10 +31,16 @@ from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, 
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
 from stretto_core.sessions.state import ToolState
+from stretto_core.serve.results import fenced_appendix, new_fence
+
+if TYPE_CHECKING:
+    from stretto_core.serve.lookups import Limits
+
+log = logging.getLogger("stretto")
 
 APPENDIX_HEADER = "--- Also looked up automatically (current results; no need to repeat these calls) ---"
 
-CallTool = Callable[[str, dict[str, Any]], tuple[str, bool]]
+CallTool = Callable[[str, dict[str, Any]], Any]
 
 KEPT_HISTORY = 16
 """A served session keeps at least this many newest steps of its history (the flow reads two)."""
@@ -54,13 +67,24 @@ class EngineConfig:
     shadow: bool = False
 
 
+NO_AUTHORITY = ("stretto: an engine session has no authority on tool kinds (a live manifest: the "
+                "server's listing, the SDK's annotations, or a manifest the operator passes), so it makes "
+                "no lookup; the flow file alone never decides which tools are reads")
+
+
 class Engine:
-    """A served flow; `session()` starts the state of one agent session."""
+    """A served flow; `session()` starts the state of one agent session.
+
+    Lookups need an authority on tool kinds besides the flow: `EngineConfig.live_manifest` for
+    every session, or a `live_manifest` per session. A session with neither makes no lookup,
+    and the engine says so once.
+    """
 
     def __init__(self, model: FlowModel, config: EngineConfig | None = None) -> None:
         self.model = model
         self.config = config or EngineConfig()
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
+        self._warned = False
 
     def session(self, live_manifest: ToolManifest | None = None, *, served: bool = True) -> "EngineSession":
         """A new session's state; `live_manifest` is the tools this session's server lists, when
@@ -70,11 +94,19 @@ class Engine:
         `served`: keep only what a decision can use, so the session's memory is bounded
         (`ToolState`); replay passes False to keep every result it asks about.
         """
-        guard = self.guard
-        if live_manifest is not None:
-            live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
-            guard = Guard(self.model.manifest, live, self.config.allow)
-        return EngineSession(self, guard, served=served)
+        return EngineSession(self, self.guard if live_manifest is None else self.guard_for(live_manifest),
+                             served=served)
+
+    def guard_for(self, live_manifest: ToolManifest) -> Guard:
+        """The guard of a session whose server lists `live_manifest` (narrowed by the config's)."""
+        live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
+        return Guard(self.model.manifest, live, self.config.allow)
+
+    def warn_no_authority(self) -> None:
+        """Say once that sessions without an authority make no lookup."""
+        if not self._warned:
+            self._warned = True
+            log.warning(NO_AUTHORITY)
 
 
 @dataclass
@@ -93,6 +125,10 @@ class EngineSession:
     user_call_ids: set[str] = field(default_factory=set)
     decide_seconds: list[float] = field(default_factory=list)
     """Seconds each decision took (a served session: the newest `KEPT_TIMINGS`)."""
+    fence: str = field(default_factory=new_fence)
+    """This session's delimiter of appended lookups (`serve.results.fenced_appendix`)."""
+    broken: bool = False
+    """True once an event broke the state: the session then makes no lookup."""
     served: bool = True
     """Keep only what a decision can use: a bounded state, the history's newest steps."""
 
@@ -100,11 +136,23 @@ class EngineSession:
         model = self.engine.model
         look_back = getattr(model, "look_back", DEFAULT_OPTIONS.look_back)
         self.state = ToolState(model.manifest, look_back=look_back, served=self.served,
-                               focus=getattr(model, "focus", None) if self.served else None)
+                               focus=getattr(model, "focus", None) if self.served else None,
+                               user_source=getattr(model, "user_words", None))
 
     # -- what happened -----------------------------------------------------------------
     def observe(self, event: Event) -> None:
-        """Take in one event of the session, in order."""
+        """Take in one event of the session, in order. Never raises: an event whose content
+        breaks the state (it should not: results are read within bounds, `sessions/values.py`)
+        stops this session's lookups and is logged."""
+        if self.broken:
+            return
+        try:
+            self._observe(event)
+        except Exception as exc:  # noqa: BLE001 - untrusted content never breaks the agent's call
+            self._break(f"could not take in a {getattr(event, 'kind', 'strange')} event "
+                        f"({type(exc).__name__}: {exc})")
+
+    def _observe(self, event: Event) -> None:
         model = self.engine.model
         if isinstance(event, UserMessage):
             self.state.observe_user(event.text)
@@ -146,10 +194,18 @@ class EngineSession:
             del self.history[:-KEPT_HISTORY]
 
     # -- what to do ----------------------------------------------------------------------
+    @property
+    def has_authority(self) -> bool:
+        """Whether an authority on tool kinds was given; without one no lookup is ever made."""
+        return self.guard.live_manifest is not None
+
     def decide(self) -> Decision | None:
         """The next lookup to make after the latest tool result, or None (budgets included)."""
         cfg = self.engine.config
-        if self.lookups_this_call >= cfg.per_call or self.lookups_total >= cfg.per_session:
+        if self.broken or self.lookups_this_call >= cfg.per_call or self.lookups_total >= cfg.per_session:
+            return None
+        if not self.has_authority:
+            self.engine.warn_no_authority()
             return None
         started = time.perf_counter()
         decision = decide(self.engine.model, self.guard, self.state, self.history, self.site,
@@ -182,31 +238,43 @@ class EngineSession:
         self._step(self.engine.model.step_symbol(tool, error, content, parsed))
         self.site = site_of(tool, error)  # the agent would have made this read itself
 
-    def run_lookups(self, after_call_id: str | None, call_tool: CallTool) -> list[Lookup]:
-        """Decide, make and absorb lookups one at a time (Algorithm 1) until the flow hands back."""
-        made: list[Lookup] = []
-        if self.engine.config.shadow:
-            return made
-        while True:
-            decision = self.decide()
-            if decision is None:
-                return made
-            try:
-                content, error = call_tool(decision.tool, decision.arguments)
-            except Exception as exc:  # a lookup that fails never breaks the agent's own call
-                content, error = f"Error: {exc}", True
-            made.append(self.add_lookup(decision, content, error, after_call_id))
+    def run_lookups(self, after_call_id: str | None, call_tool: CallTool,
+                    limits: Limits | None = None) -> list[Lookup]:
+        """Decide, make and absorb lookups one at a time (Algorithm 1) until the flow hands back.
+
+        `call_tool(tool, args)` may return anything a tool does (text, a dict, bytes, None, MCP
+        content blocks, a `(text, is_error)` pair); each lookup runs in a worker thread within
+        `limits` (`serve.lookups.Limits`), and one that raises, hangs or returns garbage is
+        recorded as failed. Nothing it does raises into the caller.
+        """
+        from stretto_core.serve.lookups import Limits as _Limits, run_lookups_sync
+
+        try:
+            return run_lookups_sync(self, after_call_id, call_tool, limits or _Limits())
+        except Exception as exc:  # noqa: BLE001 - the agent's own call goes on whatever happened
+            self._break(f"lookups failed ({type(exc).__name__}: {exc})")
+            return []
+
+    def appendix(self, lookups: Sequence[Lookup]) -> str:
+        """The text to append to the agent's result: the lookups inside this session's fence (a
+        lookup stretto abandoned, past its time limit or raising, is recorded but never shown)."""
+        return fenced_appendix([lk for lk in lookups if not lk.abandoned], self.fence)
+
+    def _break(self, why: str) -> None:
+        """Stop serving this session (it is still observed): its input broke something."""
+        if not self.broken:
+            self.broken = True
+            log.warning("stretto: %s; this session makes no more lookups", snippet(why, 300))
 
 
 def appendix(lookups: Sequence[Lookup]) -> str:
-    """The text appended to the agent's result: each lookup's call and its result."""
+    """The text appended to the agent's result: each lookup's call and its result (unfenced; a
+    served session's own `EngineSession.appendix` fences them)."""
     if not lookups:
         return ""
-    import json
-
     parts = ["", APPENDIX_HEADER]
     for lk in lookups:
-        args = json.dumps(lk.arguments, sort_keys=True, ensure_ascii=False)
+        args = json.dumps(lk.arguments, sort_keys=True, ensure_ascii=False, default=str)
         mark = " (error)" if lk.error else ""
         parts.append(f"\n{lk.tool} {args}{mark}:\n{lk.content}")
     return "\n".join(parts)

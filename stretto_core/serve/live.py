@@ -86,11 +86,15 @@ class Stretto:
                 agent_model: str | None = None, task_id: str | None = None,
                 labels: dict[str, str] | None = None) -> "LiveSession":
         """A new live session; `tools` is what the SDK says of this session's tools (annotations)."""
+        live = self._live_manifest(tools)
+        return LiveSession(self, session_id or uuid.uuid4().hex, live, agent_model or self.agent_model,
+                           task_id, labels or {})
+
+    def _live_manifest(self, tools: ToolManifest | None) -> ToolManifest:
         live = self.authority if tools is None else tools.merged(self.authority)
         for name in self.deny:
             live = live.merged(ToolManifest.declare(writes=[name]))
-        return LiveSession(self, session_id or uuid.uuid4().hex, live, agent_model or self.agent_model,
-                           task_id, labels or {})
+        return live
 
     def _warn_no_authority(self) -> None:
         if not self._warned:
@@ -111,6 +115,7 @@ class LiveSession:
         self._announced: set[str] = set()
         self._outstanding: dict[str, str] = {}  # canonical call -> lookup call id, until a write
         self._alock: asyncio.Lock | None = None
+        self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._tlock = threading.Lock()
         self.engine_session: EngineSession | None = None
         if owner.engine is not None:
@@ -130,21 +135,34 @@ class LiveSession:
         """The user's message."""
         self._seen(UserMessage(text=text))
 
-    def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None) -> None:
-        """One model turn: its text and the calls it made (none for a reply)."""
+    def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None,
+                 *, inferred: bool | None = None) -> None:
+        """One model turn: its text and the calls it made (none for a reply). `inferred=True` when
+        the adapter saw no model turn and estimated this one (a proxy grouping calls by timing)."""
         for call in calls:
             self._announced.add(call.call_id)
-        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage))
+        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage, inferred=inferred))
+
+    def update_tools(self, tools: ToolManifest) -> None:
+        """The server's tools changed mid-session (an MCP `list_changed`): from the next decision
+        on, the guard checks the new kinds and contracts (the authority and denylist still apply)."""
+        self.tools = self.owner._live_manifest(tools)
+        if self.engine_session is not None and self.owner.engine is not None:
+            self.engine_session.guard = self.owner.engine.guard_for(self.tools)
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                         call_tool: AsyncCallTool, *, error: bool | None = None) -> str:
-        """Record the agent's result, make the flow's lookups, and return the text to append."""
-        if self._alock is None:
-            self._alock = asyncio.Lock()
+                         call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
+        """Record the agent's result, make the flow's lookups, and return the text to append.
+
+        `serve=False` records and takes in the result but makes no lookup (for a result the SDK
+        gives stretto no way to append to)."""
+        loop = asyncio.get_running_loop()
+        if self._alock is None or self._alock_loop is not loop:  # a conversation may span loops
+            self._alock, self._alock_loop = asyncio.Lock(), loop
         async with self._alock:  # parallel calls of one turn are absorbed one after another
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
-            if self.engine_session is not None:
+            if serve and self.engine_session is not None:
                 try:
                     made = await run_lookups_async(self.engine_session, call_id, call_tool, self.owner.limits)
                 except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
@@ -152,12 +170,12 @@ class LiveSession:
             return self._finish(result, made)
 
     def after_tool_sync(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                        call_tool: SyncCallTool, *, error: bool | None = None) -> str:
+                        call_tool: SyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
         """The same for a sync SDK path."""
         with self._tlock:
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
-            if self.engine_session is not None:
+            if serve and self.engine_session is not None:
                 try:
                     made = run_lookups_sync(self.engine_session, call_id, call_tool, self.owner.limits)
                 except Exception as exc:  # noqa: BLE001
@@ -196,7 +214,7 @@ class LiveSession:
         return result
 
     def _finish(self, result: ToolResult, made: list[Lookup]) -> str:
-        text = fenced_appendix(made, self.fence)
+        text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
         self._event(result.model_copy(update={"appended": text or None}))
         for lookup in made:
             self._event(lookup)
@@ -221,4 +239,9 @@ class LiveSession:
 
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:
-    return tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    """A canonical key of a call; arguments too deep or odd to dump get a key of their own, so
+    they can never match a lookup (and never raise into the agent's call)."""
+    try:
+        return tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return tool + "\x00" + uuid.uuid4().hex

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from stretto_core.serve.results import is_error_result, result_text
@@ -48,31 +48,60 @@ def _outcome(value: Any) -> tuple[str, bool]:
     return result_text(value), is_error_result(value)
 
 
+@dataclass
+class _Round:
+    """The lookups after one tool result: the budget's deadline and what was made so far."""
+
+    session: Any
+    after_call_id: str | None
+    limits: Limits
+    made: list[Lookup] = field(default_factory=list)
+    deadline: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.deadline = time.monotonic() + self.limits.call_budget
+
+    def next(self) -> tuple[Any, float] | None:
+        """The next decision and the time it may take, or None when the flow or the budget stops."""
+        if self.session.engine.config.shadow:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return None
+        decision = self.session.decide()
+        return None if decision is None else (decision, min(self.limits.lookup_timeout, left))
+
+    def absorb(self, decision: Any, content: str, error: bool, abandoned: bool = False) -> None:
+        lookup = self.session.add_lookup(decision, content, error, self.after_call_id)
+        # a lookup stretto gave up on is recorded as such, and never shown to the agent
+        self.made.append(lookup.model_copy(update={"abandoned": True}) if abandoned else lookup)
+
+
+def _timed_out(timeout: float) -> str:
+    return f"Error: the lookup took longer than {timeout:.3g} s and was abandoned"
+
+
+def _raised(exc: BaseException) -> str:
+    return f"Error: {type(exc).__name__}: {exc}"[:500]
+
+
 async def run_lookups_async(session: Any, after_call_id: str | None, call_tool: AsyncCallTool,
                             limits: Limits = Limits()) -> list[Lookup]:
     """Decide, make and absorb lookups one at a time until the flow stops or time runs out."""
-    made: list[Lookup] = []
-    if session.engine.config.shadow:
-        return made
-    deadline = time.monotonic() + limits.call_budget
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return made
-        decision = session.decide()
-        if decision is None:
-            return made
-        timeout = min(limits.lookup_timeout, left)
+    round_ = _Round(session, after_call_id, limits)
+    while (step := round_.next()) is not None:
+        decision, timeout = step
         try:
-            value = await asyncio.wait_for(call_tool(decision.tool, dict(decision.arguments)), timeout)
-            content, error = _outcome(value)
+            outcome = _outcome(await asyncio.wait_for(call_tool(decision.tool, dict(decision.arguments)), timeout))
         except asyncio.TimeoutError:
-            content, error = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True
+            round_.absorb(decision, _timed_out(timeout), True, abandoned=True)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
-            content, error = f"Error: {type(exc).__name__}: {exc}"[:500], True
-        made.append(session.add_lookup(decision, content, error, after_call_id))
+            round_.absorb(decision, _raised(exc), True, abandoned=True)
+        else:
+            round_.absorb(decision, *outcome)
+    return round_.made
 
 
 _POOL: concurrent.futures.ThreadPoolExecutor | None = None
@@ -89,24 +118,17 @@ def run_lookups_sync(session: Any, after_call_id: str | None, call_tool: SyncCal
                      limits: Limits = Limits()) -> list[Lookup]:
     """The same for a sync tool function: each lookup runs in a worker thread, so one that hangs
     is abandoned at its timeout (its thread finishes on its own) and the agent's call goes on."""
-    made: list[Lookup] = []
-    if session.engine.config.shadow:
-        return made
-    deadline = time.monotonic() + limits.call_budget
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return made
-        decision = session.decide()
-        if decision is None:
-            return made
-        timeout = min(limits.lookup_timeout, left)
+    round_ = _Round(session, after_call_id, limits)
+    while (step := round_.next()) is not None:
+        decision, timeout = step
         future = _pool().submit(call_tool, decision.tool, dict(decision.arguments))
         try:
-            content, error = _outcome(future.result(timeout=timeout))
+            outcome = _outcome(future.result(timeout=timeout))
         except concurrent.futures.TimeoutError:
             future.cancel()
-            content, error = f"Error: the lookup took longer than {timeout:.3g} s and was abandoned", True
+            round_.absorb(decision, _timed_out(timeout), True, abandoned=True)
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
-            content, error = f"Error: {type(exc).__name__}: {exc}"[:500], True
-        made.append(session.add_lookup(decision, content, error, after_call_id))
+            round_.absorb(decision, _raised(exc), True, abandoned=True)
+        else:
+            round_.absorb(decision, *outcome)
+    return round_.made

@@ -32,6 +32,8 @@ class FlowRuntime:
         self.table = flow.table
         self.binding_options = binding_options
         self.look_back = binding_options.look_back
+        self.user_words = binding_options.user_words or flow.bindings.user_words
+        """The user's words are a source when the flow was learned with them (the engine's state adds them)."""
         self.focus = table_focus(self.table)
         """The paths of each tool's results a binding reads: what a served session indexes."""
 

@@ -11,8 +11,8 @@ The next-step rule (`policy="next"`) scores only the likeliest next read under t
 p(t | h) · ρ, as speculative-action systems do; it is kept for comparison.
 
 Safety is decided here and nowhere else: a tool is a candidate only if the flow's manifest marks
-it `read`, the live manifest (when known) does too and still lists the same input contract, and
-the operator's allowlist (when set) names it.
+it `read`, an independent authority (the live manifest) does too and states no other input
+contract, and the operator's allowlist (when set) names it (`Guard`).
 """
 
 from __future__ import annotations
@@ -63,44 +63,98 @@ class FlowModel(Protocol):
 
 @dataclass(frozen=True)
 class Guard:
-    """Which tools may be looked up at all: the safety rule, checked before every decision."""
+    """Which tools may be looked up at all: the safety rule, checked before every decision.
+
+    A tool may be looked up only if the flow marks it read, an independent authority on tool
+    kinds (`live_manifest`: the server's listing, the SDK's annotations, or a manifest the
+    operator passes) marks it read too, and the allowlist (when set) names it. Without an
+    authority nothing is permitted: the flow file alone never says what is a read.
+
+    Contracts: where both the flow (its pinned contract) and the authority state a tool's input
+    contract, the authority's must still take the flow's calls (`contract_still_holds`: the same
+    required arguments, every pinned one still listed, with a type that admits the pinned
+    one). Where either states none (reads declared in code, a manifest file of kinds only,
+    a flow that never saw the tool called) there is nothing to compare, and the authority's word
+    on the kind decides alone.
+    """
 
     flow_manifest: ToolManifest
     live_manifest: ToolManifest | None = None
     allow: frozenset[str] | None = None
+    _verdicts: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     def permits(self, tool: str) -> bool:
-        if not self.flow_manifest.is_read(tool):
-            return False
-        if self.allow is not None and tool not in self.allow:
-            return False
-        if self.live_manifest is not None:
-            if not self.live_manifest.is_read(tool):
-                return False
-            if not _same_contract(self.flow_manifest, self.live_manifest, tool):
-                return False
-        return True
+        verdict = self._verdicts.get(tool, _UNSEEN)
+        if verdict is _UNSEEN:
+            verdict = self._verdicts[tool] = self._refusal(tool)
+        return verdict is None
 
     def why_not(self, tool: str) -> str:
+        """Why a tool is not looked up (`permitted` when it is)."""
+        return self._refusal(tool) or "permitted"
+
+    def _refusal(self, tool: str) -> str | None:
         if not self.flow_manifest.is_read(tool):
             return f"{tool} is not a known read"
         if self.allow is not None and tool not in self.allow:
             return f"{tool} is not on the allowlist"
-        if self.live_manifest is not None and not self.live_manifest.is_read(tool):
+        if self.live_manifest is None:
+            return "no authority on tool kinds (a live manifest) was given"
+        if not self.live_manifest.is_read(tool):
             return f"the server no longer marks {tool} as a read"
-        return f"{tool}'s input contract changed"
+        return contract_refusal(self.flow_manifest, self.live_manifest, tool)
 
 
-def _same_contract(flow: ToolManifest, live: ToolManifest, tool: str) -> bool:
-    pinned = flow.tools[tool].contract if tool in flow.tools else None
+_UNSEEN = "\0unseen"
+
+
+def contract_refusal(flow: ToolManifest, live: ToolManifest, tool: str) -> str | None:
+    """Why the live contract of a tool does not match the flow's pinned one, or None when it does."""
     now = live.tools[tool].contract if tool in live.tools else None
-    if pinned is None or now is None:
-        return True
-    return _contract_key(pinned) == _contract_key(now)
+    if now is None:
+        return None
+    pinned = flow.tools[tool].contract if tool in flow.tools else None
+    if pinned is None:
+        return None
+    if sorted(pinned.required) != sorted(now.required):
+        return f"{tool}'s input contract changed: {pinned.describe()} → {now.describe()}"
+    for name, was in pinned.args.items():
+        if name not in now.args:
+            return f"{tool}'s input contract changed: {name} is no longer listed"
+        if not _types_admit(was, now.args[name]):
+            return f"{tool}'s input contract changed: {name} was {was}, is {now.args[name]}"
+    return None
 
 
-def _contract_key(c: InputContract) -> tuple:
-    return (tuple(sorted(c.args)), tuple(sorted(c.required)))
+def contract_still_holds(pinned: InputContract, now: InputContract) -> bool:
+    """Whether a server's listed contract still takes the calls a flow pinned.
+
+    A pinned contract observed from calls names only the arguments the agents passed, while a
+    server lists its optional ones too; so the same required set, and every pinned argument
+    still listed with a type that admits one the pinned has, is the same contract. A renamed,
+    dropped or newly required argument, or a changed type, is not. Types: `integer` is a
+    `number`; `any` admits anything; `null` says nothing (an observed contract writes it for an
+    argument only ever passed as null), so a type of only `null` is `any`.
+    """
+    if sorted(pinned.required) != sorted(now.required):
+        return False
+    return all(name in now.args and _types_admit(kind, now.args[name]) for name, kind in pinned.args.items())
+
+
+def _types_admit(pinned: str, listed: str) -> bool:
+    """Whether the listing takes a JSON type the pinned argument was passed as.
+
+    Some, not all: an observed contract joins every type any agent passed (`array|string` when
+    one agent passed a name where the others passed a list), so asking for all of them would
+    refuse a tool whose server never changed; a changed tool (`string` to `integer`) shares none.
+    """
+    a, b = _type_set(pinned), _type_set(listed)
+    return "any" in a or "any" in b or bool(a & b)
+
+
+def _type_set(types: str) -> set[str]:
+    names = {"number" if t == "integer" else t for t in (t.strip() for t in types.split("|")) if t}
+    return names - {"null"} or {"any"}
 
 
 @dataclass

@@ -15,6 +15,9 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.sessions.jsonfile import read_json_file
+
 MANIFEST_FORMAT_VERSION = 1
 
 REQUIRED_SHARE = 0.9
@@ -49,7 +52,7 @@ class ToolSpec(BaseModel):
     description: str | None = None
 
 
-class ManifestError(ValueError):
+class ManifestError(StrettoError, ValueError):
     """A manifest file that cannot be read; the message names the file and what is wrong."""
 
 
@@ -191,17 +194,16 @@ def load_manifest(path: str | Path) -> ToolManifest:
     """Read a manifest file: stretto's own format, or the benchmark form `{"domain", "tools": {name: kind}}`."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text())
-    except OSError as exc:
-        raise ManifestError(f"{p}: cannot read manifest: {exc.strerror or exc}") from exc
-    except ValueError as exc:
-        raise ManifestError(f"{p}: not JSON: {exc}") from exc
+        data = read_json_file(p, "manifest")
+    except InputError as exc:
+        raise ManifestError(str(exc)) from exc
     if not isinstance(data, dict) or not isinstance(data.get("tools"), dict):
         raise ManifestError(f"{p}: a manifest needs an object with a `tools` object")
     try:
         if "stretto_manifest" in data:
-            if data["stretto_manifest"] != MANIFEST_FORMAT_VERSION:
-                raise ManifestError(f"{p}: stretto_manifest {data['stretto_manifest']} is not version {MANIFEST_FORMAT_VERSION}")
+            version = data["stretto_manifest"]
+            if type(version) is not int or version != MANIFEST_FORMAT_VERSION:
+                raise ManifestError(f"{p}: stretto_manifest {snippet(repr(version))} is not version {MANIFEST_FORMAT_VERSION}")
             return ToolManifest.model_validate(data)
         tools: dict[str, ToolSpec] = {}
         for name, kind in data["tools"].items():
@@ -215,7 +217,7 @@ def load_manifest(path: str | Path) -> ToolManifest:
     except (ValidationError, ValueError) as exc:
         if isinstance(exc, ManifestError):
             raise
-        raise ManifestError(f"{p}: invalid manifest: {exc}") from exc
+        raise ManifestError(f"{p}: invalid manifest: {snippet(' '.join(str(exc).split()), 300)}") from exc
 
 
 def save_manifest(manifest: ToolManifest, path: str | Path) -> None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from stretto_core.sessions.limits import deeper_than, may_nest
 from stretto_core.sessions.manifest import ToolManifest
 
 SESSION_FORMAT_VERSION = 1
@@ -27,6 +28,8 @@ class _Model(BaseModel):
 
 class SessionHeader(_Model):
     """Who ran the episode, on what, and how it went: the first line of a session file."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     stretto_session: Literal[1] = SESSION_FORMAT_VERSION
     session_id: str
@@ -58,6 +61,10 @@ class Usage(_Model):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    cache_read_input_tokens: int | None = None
+    """Of the input tokens, those read from a prompt cache (when the harness reports it)."""
+    cache_creation_input_tokens: int | None = None
+    """Of the input tokens, those written to a prompt cache."""
 
 
 class UserMessage(_Model):
@@ -118,6 +125,8 @@ class Lookup(_Model):
     binding: float | None = None
     policy: str | None = None
     used: bool | None = None
+    abandoned: bool | None = None
+    """True when stretto gave up on the lookup (it timed out or raised): recorded, never shown."""
     at: datetime | None = None
 
 
@@ -151,14 +160,20 @@ def parse_event(data: dict[str, Any]) -> Event:
 
 
 def parse_json_content(text: str) -> Any:
-    """The parsed JSON of a tool result's text, or None when it is not JSON."""
+    """The parsed JSON of a tool result's text, or None when it is not JSON, or when it nests
+    deeper than `limits.MAX_DEPTH` (the text is kept; nothing deeper is ever parsed)."""
+    if not isinstance(text, str):
+        return None
     stripped = text.strip()
     if not stripped or stripped[0] not in '[{"' and not _looks_like_json_scalar(stripped):
         return None
     try:
-        return json.loads(stripped)
+        value = json.loads(stripped)
     except (ValueError, RecursionError):
         return None
+    if may_nest(stripped) and deeper_than(value):
+        return None
+    return value
 
 
 def _looks_like_json_scalar(text: str) -> bool:

@@ -4,7 +4,9 @@ One JSONL file per session (`store.session_filename`): the header on the first l
 event per line. Each line is written by one unbuffered `os.write` to a file opened `O_APPEND`,
 under an exclusive `flock`, so several agent processes can append to one session file and their
 lines never interleave, and a crash loses at most the line being written. The header is written
-only by whoever finds the file empty.
+only by whoever finds the file empty. A file that is not empty must be this session's: a recorder
+never appends under another session's header (a file left by an older stretto whose names were not
+unique); it records to a file of its own beside it instead, and says so.
 
 A write that fails (a full disk, a vanished mount) never raises into the agent: the unwritten
 lines wait in memory, in order, and are retried at the next event and at `close()`. What still
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -29,7 +32,7 @@ from typing import Any, Iterable
 
 from stretto_core.sessions.model import (Event, LLMTurn, Lookup, SessionHeader, ToolCall, ToolResult, Usage,
                                   UserMessage, parse_json_content)
-from stretto_core.sessions.files import encode_line, session_filename
+from stretto_core.sessions.files import HASH_CHARS, MAX_NAME_BYTES, SESSION_SUFFIX, encode_line, session_filename
 
 log = logging.getLogger("stretto.recorder")
 
@@ -40,6 +43,9 @@ _write = os.write
 """The one call that puts bytes on disk; tests replace it to simulate a full disk."""
 
 _PARSE = object()
+
+HEADER_PEEK_BYTES = 1 << 20
+"""How much of an existing file's first line is read to learn whose session it is."""
 
 
 @dataclass
@@ -70,6 +76,9 @@ class SessionRecorder:
         self._fd: int | None = None
         self._failing = False
         self._unlocked_warned = False
+        self._owned = False
+        """The file at `path` is known to be empty or this session's."""
+        self._moved = False
         self._mutex = threading.Lock()
         with self._mutex:
             self._flush()
@@ -83,7 +92,12 @@ class SessionRecorder:
         """Append one event; never raises on a failed write (see the module docstring)."""
         if self.stamp and event.at is None:
             event = event.model_copy(update={"at": _now()})
-        line = _Line(_encode(event))
+        try:
+            line = _Line(_encode(event))
+        except Exception as exc:  # noqa: BLE001 - an event that cannot be written is left out, said once
+            log.warning("stretto: an event of session %s cannot be written as JSON (%s); left out",
+                        self.header.session_id, type(exc).__name__)
+            return
         with self._mutex:
             self._backlog.append(line)
             self._flush()
@@ -113,13 +127,16 @@ class SessionRecorder:
         with self._mutex:
             if not self._flush() and self._save_fallback():  # keep an unwritten header for a reopen
                 self._backlog = deque(line for line in self._backlog if line.is_header)
-            if self._fd is not None:
-                try:
-                    os.close(self._fd)
-                except OSError:
-                    pass
-                self._fd = None
+            self._close_fd()
         return self.fallback_path
+
+    def _close_fd(self) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+            self._fd = None
 
     def __enter__(self) -> "SessionRecorder":
         return self
@@ -136,6 +153,13 @@ class SessionRecorder:
             fd = self._open()
             locked = self._lock(fd)
             try:
+                while not self._owned and not self._claim(fd):
+                    if locked:
+                        fcntl.flock(fd, fcntl.LOCK_UN)
+                        locked = False
+                    self._close_fd()
+                    fd = self._open()
+                    locked = self._lock(fd)
                 while self._backlog:
                     self._append(fd, self._backlog[0])
                     self._backlog.popleft()
@@ -162,6 +186,21 @@ class SessionRecorder:
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
             self._fd = os.open(self.path, flags, 0o644)
         return self._fd
+
+    def _claim(self, fd: int) -> bool:
+        """True when the file is empty or this session's. Else (once) move `path` to a file of our
+        own beside it and return False; the caller then opens that one. Called under the lock."""
+        other = _owner(fd)
+        if other is None or other == self.header.session_id:
+            self._owned = True
+            return True
+        if self._moved:  # our own file is taken as well: keep the lines, as for a full disk
+            raise OSError(errno.EEXIST, f"{self.path} holds the session {other!r}")
+        theirs, self._moved = self.path, True
+        self.path = self.path.with_name(_own_name(self.path, self.header.session_id))
+        log.warning("stretto: %s holds another session (%r), not %r; recording to %s instead",
+                    theirs, other, self.header.session_id, self.path)
+        return False
 
     def _lock(self, fd: int) -> bool:
         """Take the file lock; where the file system has none (some NFS), write without it."""
@@ -221,16 +260,52 @@ class SessionRecorder:
 
 
 def _encode(model: SessionHeader | Event) -> bytes:
-    """The JSONL line of a header or event; a value JSON cannot hold is kept as its text."""
+    """The JSONL line of a header or event; a value JSON cannot hold is kept as its text, and a
+    value nested too deeply to write is left out (`parsed`) or replaced by a note (`arguments`)."""
     try:
         return encode_line(model).encode()
     except Exception:  # noqa: BLE001 - e.g. an argument that is an arbitrary Python object
+        pass
+    try:
         data = model.model_dump(exclude_none=True)
         return (json.dumps(data, default=_as_text, ensure_ascii=False) + "\n").encode()
+    except Exception:  # noqa: BLE001 - nested too deeply for JSON: drop what cannot be written
+        pass
+    update: dict[str, Any] = {}
+    if getattr(model, "parsed", None) is not None:
+        update["parsed"] = None
+    if getattr(model, "arguments", None):
+        update["arguments"] = {"stretto_unwritable": "the arguments could not be written as JSON"}
+    if getattr(model, "calls", None):
+        update["calls"] = [c.model_copy(update={"arguments": {"stretto_unwritable": "not JSON"}})
+                           for c in model.calls]  # type: ignore[union-attr]
+    if not update:
+        raise ValueError("a session line that cannot be written as JSON")
+    return _encode(model.model_copy(update=update))
 
 
 def _as_text(value: Any) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+def _owner(fd: int) -> str | None:
+    """The session id a file's header names; None for an empty file, "" when it names none."""
+    if os.fstat(fd).st_size == 0:
+        return None
+    head = os.pread(fd, HEADER_PEEK_BYTES, 0).split(b"\n", 1)[0]
+    try:
+        data = json.loads(head)
+    except (ValueError, RecursionError):
+        return ""
+    sid = data.get("session_id") if isinstance(data, dict) else None
+    return sid if isinstance(sid, str) else ""
+
+
+def _own_name(path: Path, session_id: str) -> str:
+    """The file name a session moves to when its own name is another session's: unique to the id."""
+    digest = hashlib.sha256(("moved:" + session_id).encode("utf-8", "surrogatepass")).hexdigest()[:HASH_CHARS]
+    stem = path.name[:-len(SESSION_SUFFIX)].encode("utf-8")[:MAX_NAME_BYTES - HASH_CHARS - 1]
+    return stem.decode("utf-8", errors="ignore") + "~" + digest + SESSION_SUFFIX
 
 
 def _truncate(fd: int, size: int) -> None:

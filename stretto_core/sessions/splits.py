@@ -19,6 +19,7 @@ from typing import Annotated, Iterable, Iterator, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError
 
+from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.paths import data_root
 from stretto_core.sessions.model import Session, SessionHeader
@@ -120,12 +121,7 @@ class SplitFile(BaseModel):
 def load_split_file(path: str | Path) -> SplitFile:
     """Read a split file; a task on both sides, or any other malformation, is an InputError."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read split file: {exc.strerror or exc}") from exc
-    except ValueError as exc:
-        raise InputError(str(p), f"split file is not JSON: {exc}") from exc
+    data = read_json_file(p, "split file")
     if not isinstance(data, dict):
         raise InputError(str(p), "a split file must be a JSON object with `train` and `test` lists")
     data = _lift_bare_apps(data)
@@ -154,7 +150,7 @@ def _lift_bare_apps(data: dict) -> dict:
 
 
 def save_split_file(split: SplitFile, path: str | Path) -> None:
-    Path(path).write_text(split.model_dump_json(indent=1, exclude_defaults=True) + "\n", encoding="utf-8")
+    write_text_file(path, split.model_dump_json(indent=1, exclude_defaults=True) + "\n", "split file")
 
 
 def benchmark_and_domain(header: SessionHeader) -> tuple[str | None, str | None]:

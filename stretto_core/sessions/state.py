@@ -28,7 +28,10 @@ _NOTHING: frozenset[str] = frozenset()
 
 def call_key(tool: str, arguments: dict[str, Any]) -> str:
     """A canonical key for a call: same tool and same arguments give the same key."""
-    return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
+    try:
+        return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
+    except (RecursionError, ValueError, TypeError):  # arguments nested beyond what JSON writes
+        return tool + " " + repr(sorted(map(str, argument_leaves(arguments))))
 
 
 @dataclass
@@ -122,6 +125,9 @@ class ToolState:
     """(tool, argument) -> every normalized value the tool was passed for it (`passed`, by argument)."""
     user_version: int = 0
     """Grows whenever the user speaks, so views that depend on the user's words can be cached."""
+    user_source: str | None = None
+    """Each user message is also a result of `user_words.USER_TOOL` (a binding source), cut into
+    values by this mode (`pattern` or `spans`); None: the user's words are no source."""
     views: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """Scratch space for derived views of several results (bindings keep a pool's holders of a
     path here). What refers to a result lives here, never in a result's own `cache`, so that a
@@ -141,6 +147,26 @@ class ToolState:
         if text:
             self.user.add(text.casefold())
             self.user_version += 1
+            if self.user_source:
+                self._observe_user_words(text)
+
+    def _observe_user_words(self, text: str) -> None:
+        """The message as a result of the user pseudo-tool (a source; its values are not `seen`)."""
+        from stretto_core.sessions.user_words import USER_TOOL, user_spans
+
+        parsed = user_spans(text, self.user_source)
+        if not parsed:
+            return
+        self.position += 1
+        entry = ResultEntry(self.position, USER_TOOL, f"user-{self.user_version}", {}, True,
+                            index_result("", parsed), by_agent=False, origin="user")
+        self.newest_ok[USER_TOOL] = entry
+        window = self.ok_results.setdefault(USER_TOOL, [])
+        window.append(entry)
+        if not self.served:
+            self.results.append(entry)
+        elif len(window) > self.look_back:  # a served state keeps the newest messages' results only
+            self._forget(window.pop(0))
 
     def observe_call(self, call_id: str, tool: str, arguments: dict[str, Any], by_agent: bool = True) -> None:
         """A call was made (its result may come later). A write by the agent ends reads' reach."""

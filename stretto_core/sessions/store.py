@@ -18,8 +18,10 @@ from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
-from stretto_core.errors import InputError
+from stretto_core.errors import InputError, snippet
 from stretto_core.paths import stretto_home
+from stretto_core.sessions.order import EventOrder, SeenIds
+from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
 from stretto_core.sessions.model import SESSION_FORMAT_VERSION, Event, Session, SessionHeader, parse_event
 from stretto_core.sessions.recorder import SessionRecorder
@@ -32,13 +34,33 @@ def write_session(session: Session, directory: str | Path) -> Path:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     path = out / session_filename(session.header.session_id)
+    _refuse_another_sessions_file(path, session.header.session_id)
     tmp = path.with_suffix(path.suffix + f".tmp{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(encode_line(session.header))
-        for event in session.events:
-            fh.write(encode_line(event))
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(encode_line(session.header))
+            for event in session.events:
+                fh.write(encode_line(event))
+        os.replace(tmp, path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, (ValueError, TypeError, RecursionError)):  # a value JSON cannot hold
+            raise InputError(str(path), f"session {session.header.session_id!r} cannot be written: "
+                                        f"{type(exc).__name__}: {exc}") from exc
+        raise
     return path
+
+
+def _refuse_another_sessions_file(path: Path, session_id: str) -> None:
+    """A session is never written over a file that holds another one (left by an older stretto)."""
+    if not path.is_file():
+        return
+    try:
+        other = read_header(path).session_id
+    except InputError:
+        return  # not a session: a torn file of this very session, most likely; it is replaced
+    if other != session_id:
+        raise InputError(str(path), f"holds the session {other!r}; not overwritten with {session_id!r}")
 
 
 @dataclass
@@ -47,6 +69,8 @@ class ReadReport:
 
     path: str
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+    """(line, what is out of order): read, but said (`order.py`)."""
 
     def problems(self) -> list[str]:
         """One `file:line: reason` string per skipped line."""
@@ -63,6 +87,7 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
     report = report if report is not None else ReadReport(str(p))
     header: SessionHeader | None = None
     events: list[Event] = []
+    order = EventOrder(str(p))
     try:
         fh = open(p, "r", encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -77,11 +102,13 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
             event = _parse_event_line(line, lineno, report)
             if event is not None:
                 events.append(event)
+                order.see(lineno, event)
             else:
                 line_no, reason = report.skipped[-1]
                 log.warning("%s:%d: %s; line skipped", p, line_no, reason)
     if header is None:
         raise InputError(str(p), "empty file: no session header")
+    report.warnings.extend(order.finish())
     return Session(header=header, events=events)
 
 
@@ -89,12 +116,20 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
     try:
         data = json.loads(line)
     except ValueError as exc:
+        if "\ufffd" in line or "\x00" in line:
+            raise InputError(str(path), "not UTF-8 text (a binary file, or another encoding such as "
+                                        "UTF-16): no session header", lineno) from exc
         raise InputError(str(path), f"the session header is not JSON ({exc.msg})", lineno) from exc
+    except RecursionError as exc:
+        raise InputError(str(path), "the session header is nested too deeply", lineno) from exc
     if not isinstance(data, dict) or "stretto_session" not in data:
         raise InputError(str(path), "the first line is not a stretto session header", lineno)
-    if data["stretto_session"] != SESSION_FORMAT_VERSION:
-        raise InputError(str(path), f"stretto_session {data['stretto_session']!r} is not version "
+    version = data["stretto_session"]
+    if type(version) is not int or version != SESSION_FORMAT_VERSION:
+        raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version "
                                     f"{SESSION_FORMAT_VERSION}", lineno)
+    if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
+        raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
     try:
         return SessionHeader.model_validate(data)
     except ValidationError as exc:
@@ -107,8 +142,14 @@ def _parse_event_line(line: str, lineno: int, report: ReadReport) -> Event | Non
     except ValueError as exc:
         report.skipped.append((lineno, f"not JSON ({exc.msg}); a torn or partial line"))
         return None
+    except RecursionError:
+        report.skipped.append((lineno, "nested too deeply to read"))
+        return None
     if not isinstance(data, dict):
         report.skipped.append((lineno, "not a JSON object"))
+        return None
+    if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
+        report.skipped.append((lineno, f"nests deeper than {MAX_LINE_DEPTH} levels"))
         return None
     try:
         return parse_event(data)
@@ -154,6 +195,9 @@ class LoadReport:
 
     files: list[ReadReport] = field(default_factory=list)
     unreadable: list[InputError] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    """One warning per file holding a session id an earlier file held (both are kept)."""
+    _ids: SeenIds = field(default_factory=SeenIds, repr=False)
 
     @property
     def skipped_lines(self) -> int:
@@ -170,8 +214,11 @@ class LoadReport:
     def _read(self, path: Path) -> Session:
         file_report = ReadReport(str(path))
         session = read_session(path, file_report)
-        if file_report.skipped:
+        if file_report.skipped or file_report.warnings:
             self.files.append(file_report)
+        duplicate = self._ids.check(session.session_id, str(path))
+        if duplicate is not None:
+            self.duplicates.append(duplicate)
         return session
 
 

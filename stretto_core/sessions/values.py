@@ -28,11 +28,16 @@ from typing import Any, Iterator
 
 import yaml
 
+from stretto_core.sessions.limits import MAX_DEPTH
+
 MAX_TEXT_LINES = 400
 """Text results longer than this many lines are indexed on their first lines only."""
 
 MAX_LEAVES = 5000
 """A result is indexed on at most this many values, so a huge listing cannot stall a decision."""
+
+MAX_CONTAINERS = 5000
+"""A result's walk visits at most this many lists and objects, empty ones included."""
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when present (7.6× faster; identical on all 14,940 YAML results ingested)."""
@@ -130,38 +135,58 @@ def walk_addressed(structure: Any) -> Iterator[tuple[str, tuple[int, ...], Any]]
 
 
 def leaves_addressed(structure: Any) -> list[tuple[str, tuple[int, ...], Any]]:
-    """`walk_addressed` as a list: at most `MAX_LEAVES` (path, address, value), in document order."""
+    """`walk_addressed` as a list: at most `MAX_LEAVES` (path, address, value), in document order.
+
+    The walk is bounded whatever the structure: it visits at most `MAX_CONTAINERS` containers
+    (YAML aliases can make a few hundred bytes stand for millions of them, empty or not) and
+    goes at most `MAX_DEPTH` deep; what lies beyond is not indexed.
+    """
     out: list[tuple[str, tuple[int, ...], Any]] = []
-    _collect(structure, "$", (), out)
+    _collect(structure, "$", (), out, [MAX_CONTAINERS], 0)
     del out[MAX_LEAVES:]
     return out
 
 
 _SCALARS = (str, int, float)
+_CONTAINERS = (list, tuple, set, frozenset)
 
 
-def _collect(node: Any, path: str, address: tuple[int, ...], out: list[tuple[str, tuple[int, ...], Any]]) -> None:
-    """Append the scalars under `node` to `out`; stops descending once `out` holds `MAX_LEAVES`."""
+def _leaf(value: Any) -> Any:
+    """A scalar as it is indexed: JSON's kinds as they are, anything else (a YAML date, bytes) as
+    its text, so that a value bound from a result is always one a tool call can carry."""
+    return value if isinstance(value, (str, int, float)) else str(value)
+
+
+def _collect(node: Any, path: str, address: tuple[int, ...], out: list[tuple[str, tuple[int, ...], Any]],
+             budget: list[int], depth: int) -> None:
+    """Append the scalars under `node` to `out`; stops descending once `out` holds `MAX_LEAVES`,
+    once `budget[0]` containers were visited, or below `MAX_DEPTH`."""
     if type(node) in _SCALARS:
         out.append((path, address, node))
-    elif isinstance(node, dict):
-        _collect_dict(node, path, address, out)
-    elif isinstance(node, (list, tuple, set, frozenset)):
+        return
+    if isinstance(node, (dict, _CONTAINERS)):
+        if depth >= MAX_DEPTH or budget[0] <= 0:
+            return
+        budget[0] -= 1
+        if isinstance(node, dict):
+            _collect_dict(node, path, address, out, budget, depth + 1)
+            return
         child_path = path + "[*]"
         for i, child in enumerate(node):
             if type(child) in _SCALARS:
                 out.append((child_path, address + (i,), child))
             else:
-                _collect(child, child_path, address + (i,), out)
-            if len(out) >= MAX_LEAVES:
+                _collect(child, child_path, address + (i,), out, budget, depth + 1)
+            if len(out) >= MAX_LEAVES or budget[0] <= 0:
                 return
     elif isinstance(node, TextResult):
         out.extend(_walk_text(node.text, path, address))
     elif node is not None:
-        out.append((path, address, node))
+        out.append((path, address, _leaf(node)))
 
 
-def _collect_dict(node: dict, path: str, address: tuple[int, ...], out: list[tuple[str, tuple[int, ...], Any]]) -> None:
+def _collect_dict(node: dict, path: str, address: tuple[int, ...], out: list[tuple[str, tuple[int, ...], Any]],
+                  budget: list[int], depth: int) -> None:
     names = path + ".*~"
     for key in node:
         if isinstance(key, _SCALARS) and not isinstance(key, bool):
@@ -169,12 +194,12 @@ def _collect_dict(node: dict, path: str, address: tuple[int, ...], out: list[tup
             if len(out) >= MAX_LEAVES:
                 return
     for key, child in node.items():
-        if len(out) >= MAX_LEAVES:
+        if len(out) >= MAX_LEAVES or budget[0] <= 0:
             return
         if type(child) in _SCALARS:
             out.append((f"{path}.{key}", address, child))
         else:
-            _collect(child, f"{path}.{key}", address, out)
+            _collect(child, f"{path}.{key}", address, out, budget, depth)
 
 
 def _walk_text(text: str, path: str, address: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...], Any]]:
@@ -275,19 +300,21 @@ def index_result(text: str, parsed: Any = None) -> ValueIndex:
 
 
 def argument_leaves(arguments: dict[str, Any]) -> list[Any]:
-    """Every scalar an argument set passes (list elements one by one)."""
+    """Every scalar an argument set passes (list elements one by one), down to `MAX_DEPTH`."""
     out: list[Any] = []
     for value in arguments.values():
-        _leaves(value, out)
+        _leaves(value, out, 0)
     return out
 
 
-def _leaves(value: Any, out: list[Any]) -> None:
+def _leaves(value: Any, out: list[Any], depth: int) -> None:
     if isinstance(value, dict):
-        for v in value.values():
-            _leaves(v, out)
+        if depth < MAX_DEPTH:
+            for v in value.values():
+                _leaves(v, out, depth + 1)
     elif isinstance(value, (list, tuple)):
-        for v in value:
-            _leaves(v, out)
+        if depth < MAX_DEPTH:
+            for v in value:
+                _leaves(v, out, depth + 1)
     else:
         out.append(value)

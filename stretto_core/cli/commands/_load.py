@@ -13,6 +13,12 @@ from stretto_core.sessions.splits import filter_sessions, load_split_file
 from stretto_core.sessions.store import LoadReport, load_sessions
 
 
+def check_draws(draws: int) -> None:
+    """`--draws` must be a positive number of bootstrap draws."""
+    if draws < 1:
+        raise StrettoError(f"--draws must be at least 1, not {draws}")
+
+
 def load_for_verb(paths: Sequence[Path], split: str = "all", split_file: Path | None = None,
                   what: str = "sessions", apps: Sequence[str] = ()) -> list[Session]:
     """Every session under `paths` on the given side of the split (of the given apps, when any);

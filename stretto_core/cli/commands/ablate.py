@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from stretto_core.evaluate.variants import VARIANTS, variant
-from stretto_core.cli.commands._load import load_for_verb
+from stretto_core.cli.commands._load import check_draws, load_for_verb
 from stretto_core.errors import StrettoError
 from stretto_core.evaluate.measure.ablation import ablate_domain, render_ablation
 from stretto_core.evaluate.measure.bench_data import Corpus
@@ -31,10 +31,11 @@ def ablate_command(
 ) -> None:
     """Learn each domain's flow from its train sessions, replay its test sessions with each variant
     (full, α = 1, no mention classes, simple, result features, next-step), and compare with full."""
+    check_draws(draws)
+    chosen = [variant(n.strip()) for n in variants.split(",") if n.strip()]
     loaded = load_for_verb(sessions)
     frozen = load_split_file(split_file) if split_file else make_split_file([s.header for s in loaded])
     corpus = Corpus("sessions", loaded, frozen)
-    chosen = [variant(n.strip()) for n in variants.split(",") if n.strip()]
     domains = [a.strip() for a in apps.split(",")] if apps else [d for d in corpus.domains() if corpus.on("test", d)]
     rows = []
     for domain in domains:

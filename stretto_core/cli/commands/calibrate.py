@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.cli.commands._load import check_draws
 from stretto_core.errors import StrettoError
 from stretto_core.evaluate.loading import load_manifests
 from stretto_core.evaluate.measure.bootstrap import DEFAULT_DRAWS, DEFAULT_SEED
@@ -34,6 +35,7 @@ def calibrate_command(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write the reliability diagram (PNG)."),
 ) -> None:
     """ECE, Brier and AUC of the next-step and use-before-write scores against use before the next write."""
+    check_draws(draws)
     if replays:
         if len(replays) != 2 or flow is not None or sessions:
             raise StrettoError("give either --flow and --sessions, or --replays NEXT.json --replays USE.json")
@@ -42,10 +44,11 @@ def calibrate_command(
         if flow is None or not sessions:
             raise StrettoError("give --flow and --sessions (or two --replays)")
         frozen = load_split_file(split_file) if split_file else None
+        load_flow_model(flow)  # a bad flow is reported before any session is read
         episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
-        if not episodes:
-            raise StrettoError("no sessions to replay (check --sessions and --split)")
         model = load_flow_model(flow)
+        if not episodes:
+            raise StrettoError(f"no sessions to replay in {', '.join(map(str, sessions))} (check --sessions and --split)")
         next_replay, use_replay = (replay_sessions(model, episodes, ReplayOptions(theta=theta, policy=p, weigh=True))
                                    for p in ("next", "use"))
     rows = calibrate_by_app(next_replay, use_replay, draws, seed)

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.errors import StrettoError
 from stretto_core.evaluate.loading import load_manifests
 from stretto_core.evaluate.measure.costs import costs_by_app, render_costs
 from stretto_core.evaluate.measure.tables import write_json
@@ -24,8 +25,7 @@ def costs(
     wanted = {row.session_id for row in result.episode_rows}
     episodes = [e for e in load_episodes(sessions, manifests=load_manifests(manifest)) if e.session_id in wanted]
     if not episodes:
-        typer.echo(f"none of the sessions given was replayed in {replay}", err=True)
-        raise typer.Exit(1)
+        raise StrettoError(f"none of the sessions in {', '.join(map(str, sessions))} was replayed in {replay}")
     rows = costs_by_app(episodes, result)
     typer.echo(render_costs(rows))
     if json_out is not None:

@@ -64,8 +64,13 @@ def curves_command(
 ) -> None:
     """Learn from the first n of the agent's own, other agents', and a prior of others' plus its own train
     sessions; replay each on the agent's test episodes."""
+    if orders < 1:
+        raise StrettoError(f"--orders must be at least 1, not {orders}")
+    _sizes(sizes)
     report = LoadReport()
     sessions = load_sessions(list(paths), report)
+    if not sessions:
+        raise StrettoError(f"no sessions found in {', '.join(map(str, paths))}")
     frozen = load_split_file(split_file) if split_file else None
     sides = {s.session_id: split_of(s.header, frozen) for s in sessions}
     key = agent_key(agent)

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from stretto_core.demo.run import demo, render, save_numbers
+from stretto_core.errors import StrettoError
 from stretto_core.paths import stretto_home
 
 
@@ -20,14 +21,21 @@ def demo_command(
     show_flow: bool = typer.Option(False, "--show-flow", help="Also print the learned flow."),
 ) -> None:
     """Run stretto end to end on a built-in shop served by a scripted agent."""
+    if sessions < 2 or not 1 <= train < sessions:
+        raise StrettoError(f"--sessions must be at least 2 and --train from 1 to one less (not {sessions} and {train})")
     folder = home or stretto_home() / "demo"
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise StrettoError(f"{folder}: is a file, not a folder for the demo (--home)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StrettoError(f"{folder}: cannot make the demo's folder: {exc.strerror or exc}") from exc
     numbers = demo(folder, sessions, train, theta)
     if show_flow:
         typer.echo(numbers["flow_show"])
     typer.echo(render(numbers), nl=False)
     save_numbers(numbers, folder / "demo.json")
-    typer.echo(f"sessions in {folder / 'sessions'}, flow in {numbers['flow']}, numbers in {folder / 'demo.json'}")
+    typer.echo(f"every number above:               {folder / 'demo.json'}")
 
 
 def register(app: typer.Typer) -> None:

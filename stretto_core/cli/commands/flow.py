@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -9,6 +10,7 @@ import typer
 from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import load_flow, merge, save_flow
 from stretto_core.flow.review import diff, show
+from stretto_core.sessions.jsonfile import output_path
 
 flow_app = typer.Typer(no_args_is_help=True, help="Read, merge and review flow files.")
 
@@ -25,6 +27,9 @@ def merge_command(a: Path = typer.Argument(...), b: Path = typer.Argument(...),
                   out: Path = typer.Option(..., "--out"),
                   weight: float = typer.Option(1.0, "--weight", help="Multiply B's counts by this.")) -> None:
     """Add two flows' counts (B weighted) and derive again: the flow of both bodies of sessions."""
+    if not (math.isfinite(weight) and weight > 0):
+        raise StrettoError(f"--weight must be a finite number above 0, not {weight}")
+    output_path(out, "flow")
     merged = merge(load_flow(a), load_flow(b), weight)
     save_flow(merged, out)
     typer.echo(f"wrote {out}")
@@ -49,8 +54,9 @@ def threshold_command(path: Path = typer.Argument(..., help="A flow file, change
                       theta: float = typer.Option(..., "--theta", help="θ at that site; above 1 switches it off."),
                       out: Path = typer.Option(None, "--out", help="Write the changed flow here instead.")) -> None:
     """Set θ at one site (the speculator's threshold there), e.g. to hold back a site that detours."""
-    if theta < 0:
-        raise StrettoError(f"--theta must be at least 0, not {theta}")
+    if not (math.isfinite(theta) and theta >= 0):
+        raise StrettoError(f"--theta must be a finite number ≥ 0 (above 1 switches the site off), not {theta}")
+    output_path(out or path, "flow")
     flow = load_flow(path)
     flow.thresholds = {**flow.thresholds, site: theta}
     save_flow(flow, out or path)

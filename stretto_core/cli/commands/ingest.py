@@ -9,6 +9,7 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.errors import StrettoError, snippet
 from stretto_core.sessions.ingest import CONVERTERS, IngestReport, ingest_files
 from stretto_core.sessions.ingest.report import Counts
 
@@ -28,6 +29,8 @@ def ingest(
     by_file: bool = typer.Option(False, "--by-file", help="Print the counts of every file."),
 ) -> None:
     """Convert recorded episodes into stretto sessions, one file each; print what was read and skipped."""
+    if out.exists() and not out.is_dir():
+        raise StrettoError(f"{out}: is a file; --out is the folder the sessions are written into")
     report = ingest_files(source.value, paths, out, manifest=manifest)
     _print(report, by_file)
     if json_out is not None:
@@ -35,7 +38,9 @@ def ingest(
         json_out.write_text(_summary_json(report), encoding="utf-8")
         typer.echo(f"summary written to {json_out}")
     if report.totals.episodes == 0:
-        typer.echo("nothing could be read", err=True)
+        first = report.skipped[0].message if report.skipped else "no episodes in " + ", ".join(map(str, paths))
+        more = f" (and {len(report.skipped) - 1} more, above)" if len(report.skipped) > 1 else ""
+        typer.echo(f"stretto: nothing could be read: {snippet(' '.join(first.split()), 300)}{more}", err=True)
         raise typer.Exit(1)
 
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
+from stretto_core.cli.commands._load import load_for_verb
 from stretto_core.errors import StrettoError
+from stretto_core.flow.harness import (ALL, DEFAULT_MATES, DEFAULT_OTHERS, Weight, learn_split, parse_weight,
+                                       split_for_agent)
 from stretto_core.flow.ir import save_flow
+from stretto_core.learn.bindings.model import BindingOptions
+from stretto_core.sessions.jsonfile import output_path
+from stretto_core.sessions.user_words import MODES
 from stretto_core.sessions.manifest import load_manifest
 from stretto_core.sessions.splits import load_split_file
 
@@ -25,7 +32,17 @@ def learn_command(
     split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (`stretto split`)."),
     features: bool = typer.Option(False, "--features/--no-features", help="Learn result features (held-out likelihood)."),
     constants: bool = typer.Option(False, "--constants", help="Learn arguments the agent always passes one value for."),
+    user_words: Optional[str] = typer.Option(None, "--user-words", help="Bind from the user's words too: `pattern` "
+                                             "(the request's only email, date, number or id) or `spans` (by shape "
+                                             "and position, counted). Off by default (docs/user-words.md)."),
     app: Optional[List[str]] = typer.Option(None, "--app", help="Learn only from sessions of this app, e.g. tau2/retail (repeatable)."),
+    agent: Optional[str] = typer.Option(None, "--agent", help="Learn for this agent (its model): its own sessions are "
+                                        "the data, its harness-mates' and other harnesses' enter as priors."),
+    harness: Optional[str] = typer.Option(None, "--harness", help="The agent's harness (needed when it ran in several)."),
+    prior_mates: Optional[str] = typer.Option(None, "--prior-harness-mates", help="With --agent: what other agents of "
+                                              f"its harness weigh, in sessions, or `all` (default {DEFAULT_MATES})."),
+    prior_others: Optional[str] = typer.Option(None, "--prior-others", help="With --agent: what other harnesses' "
+                                               f"sessions weigh, in sessions, or `all` (default {DEFAULT_OTHERS:g})."),
     workers: int = typer.Option(0, "--workers", help="Count shards of the sessions on this many Dask workers "
                                 "(0: in this process); the flow is the same byte for byte."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="With --workers: an existing Dask scheduler "
@@ -37,15 +54,61 @@ def learn_command(
     Sessions are read one at a time (headers first, to choose them), so memory does not grow with
     their number; with --workers they are counted in shards on a cluster and the counts added.
     """
+    started = time.perf_counter()
+    if prior_weight is not None and not (math.isfinite(prior_weight) and prior_weight >= 0):
+        raise StrettoError(f"--prior-weight must be a finite number ≥ 0, not {prior_weight}")
+    output_path(out, "flow")
+    man = load_manifest(manifest) if manifest else None
+    if user_words is not None and user_words not in MODES:
+        raise StrettoError(f"--user-words is one of {', '.join(MODES)}, not {user_words!r}")
+    options = BindingOptions(user_words=user_words)
+    if agent is None:
+        if prior_mates is not None or prior_others is not None or harness is not None:
+            raise StrettoError("--harness, --prior-harness-mates and --prior-others need --agent")
+        flow = _learn_streamed(paths, prior or [], prior_weight, man, split, split_file, features, constants,
+                               app or [], options, workers, scheduler, engine)
+        counted = {s.role: s for s in flow.provenance.sources}
+        data = counted.get("data")
+        head = f"learned {out} from {data.sessions if data else 0} sessions"
+        if data is not None and len(data.harnesses) > 1:
+            head += f" of {len(data.harnesses)} harnesses, pooled (--agent weighs them apart)"
+        n_prior = counted["prior"].sessions if "prior" in counted else 0
+        if workers:
+            head += f" on {workers} {engine} workers"
+    else:
+        if workers:
+            raise StrettoError("--workers does not go with --agent yet")
+        sessions = load_for_verb([Path(p) for p in paths], split, split_file, apps=app or ())
+        prior_sessions = load_for_verb([Path(p) for p in prior], split, split_file, "prior sessions",
+                                       apps=app or ()) if prior else []
+        split_ = split_for_agent(sessions, agent, harness)
+        mates, others = parse_weight(prior_mates, DEFAULT_MATES), parse_weight(prior_others, DEFAULT_OTHERS)
+        extra = [(prior_sessions, prior_weight)] if prior_sessions else []
+        flow = learn_split(split_, mates=mates, others=others, manifest=man, features=features,
+                           constants=constants, priors=extra, binding_options=options)
+        head = (f"learned {out} for {split_.agent} ({split_.harness}) from its {len(split_.own)} sessions, "
+                f"{len(split_.mates)} of harness-mates weighing {_weight(mates, split_.mates)} and "
+                f"{len(split_.others)} of other harnesses weighing {_weight(others, split_.others)}")
+        n_prior = len(prior_sessions)
+    save_flow(flow, out)
+    took = time.perf_counter() - started
+    assert flow.alpha is not None
+    typer.echo(head
+               + (f" and a prior of {n_prior} weighing {prior_weight or n_prior:g}" if n_prior else "")
+               + f": α = {flow.alpha.alpha:.3g}, {len(flow.manifest.reads())} reads, {took:.2f} s")
+
+
+def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[float], man, split: str,
+                    split_file: Optional[Path], features: bool, constants: bool, apps: List[str],
+                    options: BindingOptions, workers: int, scheduler: Optional[str], engine: str):
+    """Learn one session at a time (`flow/stream.py`), in this process or in shards on a cluster."""
     from stretto_core.flow.stream import choose, learn_chosen
 
-    started = time.perf_counter()
     frozen = load_split_file(split_file) if split_file is not None else None
-    man = load_manifest(manifest) if manifest else None
-    chosen = choose(paths, split, frozen, apps=app or (), prior=prior or (), manifest=man)
-    _refuse_empty(chosen.files, paths, split, app or (), "sessions")
+    chosen = choose(paths, split, frozen, apps=apps, prior=prior, manifest=man)
+    _refuse_empty(chosen.files, paths, split, apps, "sessions")
     if prior:
-        _refuse_empty(chosen.prior, prior, split, app or (), "prior sessions")
+        _refuse_empty(chosen.prior, prior, split, apps, "prior sessions")
     learned_features: object = features
     counter = None
     if workers:
@@ -58,23 +121,16 @@ def learn_command(
 
             learned_features = learn_feature_map(sessions_of(chosen.files + chosen.prior))
         counter = cluster_counter(chosen.manifest, workers=workers, address=scheduler, engine=engine,
-                                  features=learned_features if features else None, constants=constants)
+                                  features=learned_features if features else None, constants=constants,
+                                  binding_options=options)
     try:
         flow = learn_chosen(chosen, prior_weight=prior_weight, features=learned_features,  # type: ignore[arg-type]
-                            constants=constants, counter=counter)
+                            constants=constants, binding_options=options, counter=counter)
     finally:
         if counter is not None:
             counter.close()
     _report(chosen.report)
-    save_flow(flow, out)
-    took = time.perf_counter() - started
-    assert flow.alpha is not None
-    counted = {s.role: s.sessions for s in flow.provenance.sources}
-    n_data, n_prior = counted.get("data", 0), counted.get("prior", 0)
-    typer.echo(f"learned {out} from {n_data} sessions"
-               + (f" and a prior of {n_prior} weighing {prior_weight or n_prior:g}" if n_prior else "")
-               + (f" on {workers} {engine} workers" if workers else "")
-               + f": α = {flow.alpha.alpha:.3g}, {len(flow.manifest.reads())} reads, {took:.2f} s")
+    return flow
 
 
 def _refuse_empty(chosen: list[str], paths: List[str], split: str, apps: List[str], what: str) -> None:
@@ -90,6 +146,12 @@ def _report(report) -> None:
         typer.echo(f"skipped: {problem}", err=True)
     if len(problems) > 20:
         typer.echo(f"skipped: … and {len(problems) - 20} more", err=True)
+
+
+def _weight(weight: Weight, body: list) -> str:
+    if not body or weight == 0:
+        return "nothing"
+    return f"{len(body)} (each one)" if weight == ALL else f"{float(weight):g}"
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,9 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.errors import StrettoError
 from stretto_core.evaluate.loading import load_manifests
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.replay.inputs import load_episodes, load_flow_model, save_replay
 from stretto_core.evaluate.replay.summary import render_summary
@@ -42,12 +44,12 @@ def replay(
                                           "another call's stand-in result never answers a call."),
 ) -> None:
     """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
+    output_path(json_out, "replay")
     frozen = load_split_file(split_file) if split_file else None
     model = load_flow_model(flow)  # a bad flow is reported before any session is read
     episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
     if not episodes:
-        typer.echo("no sessions to replay (check --sessions and --split)", err=True)
-        raise typer.Exit(1)
+        raise StrettoError(f"no sessions to replay in {', '.join(map(str, sessions))} (check --sessions and --split)")
     options = ReplayOptions(theta=theta, policy=policy.value, env=env, weigh=weigh, processes=processes,
                             flow=str(flow), split=None if split == "all" else split,
                             strict_stand_ins=strict_stand_ins)

@@ -8,6 +8,8 @@ from typing import List
 
 import typer
 
+from stretto_core.errors import StrettoError
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.splits import (
     DEFAULT_SEED,
     DEFAULT_TEST_FRACTION,
@@ -26,7 +28,12 @@ def split(
                                "with the lowest hash draws); pass the file as --split-file wherever it matters."),
 ) -> None:
     """Write each app's train and test task ids: τ²-bench's official split, else a seeded hash split."""
+    if not 0.0 < test_fraction < 1.0:  # NaN too
+        raise StrettoError(f"--test-fraction must be between 0 and 1, not {test_fraction}")
+    output_path(out, "split file")
     headers = [read_header(p) for p in iter_session_files(list(paths))]
+    if not headers:
+        raise StrettoError(f"no sessions found in {', '.join(map(str, paths))}")
     frozen = make_split_file(headers, seed=seed, test_fraction=test_fraction, exact=exact)
     save_split_file(frozen, out)
     for app, sides in frozen.apps.items():

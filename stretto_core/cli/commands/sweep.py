@@ -34,7 +34,7 @@ def parse_thetas(text: str) -> list[float]:
             value = float(part)
         except ValueError:
             raise StrettoError(f"--thetas: {part.strip()!r} is not a number") from None
-        if not 0.0 <= value <= 1.0:
+        if not 0.0 <= value <= 1.0:  # NaN too
             raise StrettoError(f"--thetas: {value} is not between 0 and 1")
         out.append(value)
     return out
@@ -61,7 +61,7 @@ def sweep_command(
     frozen = load_split_file(split_file) if split_file else None
     episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
     if not episodes:
-        raise StrettoError("no sessions to replay (check --sessions and --split)")
+        raise StrettoError(f"no sessions to replay in {', '.join(map(str, sessions))} (check --sessions and --split)")
     levels = sorted(set(parse_thetas(thetas)) | {DEFAULT_THETA})
     swept = sweep([(load_flow_model(flow), episodes)], levels)
     rows: list[SweepRow] = []

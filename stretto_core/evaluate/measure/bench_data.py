@@ -13,13 +13,13 @@ suffix, so `azure/gpt-4o-2024-11-20` and `gpt-4o`, or `gpt-4o-2024-05-13-tool_fi
 
 from __future__ import annotations
 
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from stretto_core.errors import StrettoError
 from stretto_core.sessions.ingest import IngestReport, ingest_files
 from stretto_core.evaluate.measure.ceiling import SOLO_SUFFIX
+from stretto_core.sessions.agents import DATE_SUFFIX, DEFENCE_SUFFIXES, agent_key
 from stretto_core.sessions.model import Session, SessionHeader
 from stretto_core.sessions.splits import SplitFile, make_split_file, save_split_file, split_of
 from stretto_core.sessions.store import LoadReport, load_sessions
@@ -27,27 +27,12 @@ from stretto_core.sessions.store import LoadReport, load_sessions
 SOURCES = {"tau2": "tau2/trajectories", "agentdojo": "agentdojo/runs", "workbench": "workbench/results"}
 """Each benchmark ingested, and where its published runs are under the data folder."""
 
-DEFENCE_SUFFIXES = ("-repeat_user_prompt", "-spotlighting_with_delimiting", "-tool_filter",
-                    "-transformers_pi_detector")
-"""AgentDojo pipelines that wrap a model in a prompt-injection defence: the same model."""
-
-DATE_SUFFIX = re.compile(r"[-_@]?(\d{4}-\d{2}-\d{2}|\d{8})$")
-
 QUICK_TAU2_FILES = 3
 """--quick: the smallest few results files of each τ²-bench domain."""
 QUICK_AGENTDOJO_PIPELINES = 3
 """--quick: the first few AgentDojo pipelines (all their suites)."""
 QUICK_WORKBENCH = (2, 2)
 """--quick: the first two WorkBench domains, two smallest results files each."""
-
-
-def agent_key(model: str | None) -> str:
-    """The agent a session belongs to, for "learned from other agents": its model, normalized."""
-    name = (model or "unknown").rsplit("/", 1)[-1]
-    for suffix in DEFENCE_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return DATE_SUFFIX.sub("", name) or name
 
 
 def domain_of(header: SessionHeader) -> str:

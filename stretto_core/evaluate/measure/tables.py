@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from stretto_core.errors import StrettoError
+from stretto_core.sessions.jsonfile import write_text_file
 
 Cell = Callable[[Any], str]
 
@@ -74,10 +74,5 @@ def rows_json(rows: Sequence[BaseModel] | BaseModel) -> Any:
 
 
 def write_json(rows: Sequence[BaseModel] | BaseModel, path: str | Path) -> Path:
-    """Write rows (or one model holding them) as indented JSON; the folder must exist."""
-    p = Path(path)
-    try:
-        p.write_text(json.dumps(rows_json(rows), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise StrettoError(f"{p}: cannot write JSON: {exc.strerror or exc}") from exc
-    return p
+    """Write rows (or one model holding them) as indented JSON (its folder made when missing)."""
+    return write_text_file(path, json.dumps(rows_json(rows), indent=1, ensure_ascii=False) + "\n", "JSON rows")

@@ -12,7 +12,8 @@ from typing import Sequence, TextIO
 
 from pydantic import ValidationError
 
-from stretto_core.errors import InputError, StrettoError
+from stretto_core.errors import InputError
+from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.evaluate.loading import sessions_with_manifests
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_session
@@ -42,12 +43,9 @@ def load_flow_model(path: str | Path) -> FlowModel:
 def load_replay(path: str | Path) -> ReplayResult:
     """A replay's JSON, as `stretto replay --json` writes it."""
     p = Path(path)
+    data = read_json_file(p, "replay")
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read: {exc.strerror or exc}") from exc
-    try:
-        return ReplayResult.model_validate_json(text)
+        return ReplayResult.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err.get("loc", ()))
@@ -56,10 +54,4 @@ def load_replay(path: str | Path) -> ReplayResult:
 
 def save_replay(result: ReplayResult, path: str | Path) -> Path:
     """Write a replay as JSON (totals first, then the rows)."""
-    p = Path(path)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(result.model_dump_json(indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise StrettoError(f"{p}: cannot write the replay: {exc.strerror or exc}") from exc
-    return p
+    return write_text_file(path, result.model_dump_json(indent=1) + "\n", "replay")

@@ -16,7 +16,7 @@ REPLAY_FORMAT_VERSION = 1
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class EpisodeRow(_Row):

@@ -130,7 +130,12 @@ class Walk:
     """The engine's call ids of lookups whose results were another call's stand-ins."""
 
     def __post_init__(self) -> None:
-        self.session = self.engine.session(live_manifest=self.episode.header.manifest, served=False)
+        # The authority on tool kinds is what the episode's own server listed (its header's
+        # manifest); a session recorded without one is replayed under the manifest it was read
+        # under (the operator's --manifest for its app), so that a replay is never left to the
+        # flow file's own word on which tools are reads.
+        live = self.episode.header.manifest or self.episode.manifest
+        self.session = self.engine.session(live_manifest=live, served=False)
 
     def run(self) -> "Walk":
         """Walk every event of the episode once, in order."""

@@ -53,6 +53,8 @@ def add_session(counts: BindingCounts, session: Any, manifest: Any, weight: floa
     else:
         counts.add(count_session(session, manifest, options), weight)
     counts.constants = counts.constants or constants
+    if options.user_words:
+        counts.user_words = options.user_words
 
 
 def compile_table(counts: BindingCounts, constants: bool | None = None) -> BindingTable:

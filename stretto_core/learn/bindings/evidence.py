@@ -39,6 +39,7 @@ from stretto_core.learn.bindings.sources import count_value, flush_sources, sour
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Lookup, Session, ToolCall, ToolResult, UserMessage
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.user_words import USER_TOOL
 from stretto_core.sessions.values import argument_leaves, normalize
 
 
@@ -57,7 +58,7 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
     Every count is a sum of whole numbers, so counting straight into running totals gives the
     same floats as adding the session's own counts to them.
     """
-    state = ToolState(manifest, look_back=options.look_back)
+    state = ToolState(manifest, look_back=options.look_back, user_source=options.user_words)
     outcome = {e.call_id: e.error for e in session.events if isinstance(e, ToolResult)}
     users_calls: set[str] = set()
     site = START_SITE
@@ -106,7 +107,7 @@ def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: st
             key = scalars[name]
             if key is None:
                 continue
-            _trace_value(counts, state, key, site)
+            _trace_value(counts, state, key, site, value if state.user_source else None)
             anchors = [k for n, k in scalars.items() if n != name and k is not None]
             _evidence_value(counts, state, call.tool, name, key, anchors)
 
@@ -121,11 +122,12 @@ def _visible_newest_first(state: ToolState):
             yield entry
 
 
-def _trace_value(counts: ArgCounts, state: ToolState, key: str, site: str) -> None:
+def _trace_value(counts: ArgCounts, state: ToolState, key: str, site: str, raw: Any = None) -> None:
     counts.values += 1.0
     for entry in _visible_newest_first(state):
         for path in entry.index.paths.get(key, ()):
-            if eligible_path(path):
+            if eligible_path(path) and (raw is None or entry.tool != USER_TOOL or raw in entry.index.by_path[path]):
+                # the user's words hold each value as written and capitalized: the one the agent passed
                 _found(counts.found, counts.site_found, site, source_key(entry.tool, path))
                 return
 

@@ -204,6 +204,8 @@ class BindingOptions:
 
     look_back: int = LOOK_BACK
     align: bool = True
+    user_words: str | None = None
+    """Bind from the user's words too: `pattern` or `spans` (`sessions/user_words.py`); None: not."""
 
 
 DEFAULT_OPTIONS = BindingOptions()
@@ -215,6 +217,8 @@ class BindingCounts(_Model):
     stretto_binding_counts: Literal[1] = BINDINGS_FORMAT_VERSION
     constants: bool = False
     """Learn constants at compile (opt-in, paper App. D). The evidence is counted either way."""
+    user_words: str | None = None
+    """The user's words were a source when counting (`BindingOptions.user_words`); serve so too."""
     sessions: float = 0.0
     lookups: dict[str, LookupCounts] = Field(default_factory=dict)
 
@@ -230,6 +234,7 @@ class BindingCounts(_Model):
             return
         self.sessions += weight * other.sessions
         self.constants = self.constants or other.constants
+        self.user_words = self.user_words or other.user_words
         for tool, counts in other.lookups.items():
             self.lookup(tool).add(counts, weight)
 
@@ -240,7 +245,10 @@ class BindingCounts(_Model):
         return out
 
     def to_json(self) -> str:
-        return _dumps(self.model_dump())
+        data = self.model_dump()
+        if data.get("user_words") is None:
+            data.pop("user_words", None)  # counted without the user's words: the bytes as before the option
+        return _dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> "BindingCounts":

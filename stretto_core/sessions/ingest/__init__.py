@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from stretto_core.errors import InputError
-from stretto_core.sessions.ingest import agentdojo, tau2, workbench
+from stretto_core.sessions.ingest import agentdojo, otel, tau2, workbench
 from stretto_core.sessions.ingest.common import FileResult, ManifestSource, SkippedRecord, load_override
 from stretto_core.sessions.ingest.report import Counts, IngestReport
 from stretto_core.sessions.manifest import ToolManifest
@@ -36,6 +36,7 @@ CONVERTERS: dict[str, Converter] = {
     "tau2": Converter("tau2", ".json", tau2.convert, "τ²-bench results JSON (and harnesses in its format)"),
     "agentdojo": Converter("agentdojo", ".json", agentdojo.convert, "AgentDojo run JSON, one run per file"),
     "workbench": Converter("workbench", ".csv", workbench.convert, "WorkBench results CSV (LangChain reprs)"),
+    "otel": Converter("otel", ".json", otel.convert, "OpenTelemetry GenAI spans, OTLP/JSON (one request per file or line)"),
 }
 
 
@@ -95,8 +96,12 @@ def ingest_files(source: str, paths: Iterable[str | Path], out_dir: str | Path,
                                                     f"{written[sid]}", kind="duplicate episode",
                                                     where=session.header.source))
                 continue
+            try:
+                write_session(session, out_dir)
+            except InputError as exc:
+                result.skipped.append(SkippedRecord.from_error(exc, "unwritable episode", where=session.header.source))
+                continue
             written[sid] = session.header.source or str(path)
-            write_session(session, out_dir)
             counts.add_session(session)
         counts.skipped = len(result.skipped)
         report.skipped.extend(result.skipped)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pydantic import BaseModel
-from stretto_core.errors import InputError
+from stretto_core.errors import InputError, snippet
+from stretto_core.sessions.limits import MAX_DEPTH, deeper_than
 from stretto_core.sessions.manifest import ManifestError, ToolManifest, contracts_from_calls, load_manifest
 from stretto_core.paths import manifest_path
 from stretto_core.sessions.model import (Event, LLMTurn, Session, ToolCall, ToolResult, Usage, UserMessage,
@@ -48,7 +49,7 @@ class SkippedRecord(BaseModel):
         return cls(path=exc.path, reason=exc.detail, kind=kind, line=exc.line, where=where)
 
     def __init__(self, path: str, reason: str, **fields: Any) -> None:
-        super().__init__(path=path, reason=reason, **fields)
+        super().__init__(path=path, reason=snippet(" ".join(str(reason).split()), 500), **fields)
 
 
 @dataclass
@@ -140,6 +141,8 @@ class EpisodeBuilder:
                 return candidate
 
     def _arguments(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, (dict, list)) and deeper_than(value):
+            raise ValueError(f"a call's arguments nest deeper than {MAX_DEPTH} levels")
         if isinstance(value, dict):
             return {str(k): v for k, v in value.items()}
         if value is None:

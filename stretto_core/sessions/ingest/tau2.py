@@ -10,6 +10,7 @@ The harness and agent come from the file name `<agent>__<harness>__<file>.json`.
 from __future__ import annotations
 
 import json
+import math
 
 import re
 from pathlib import Path
@@ -174,6 +175,8 @@ def _episode(sim: Any, index: int, path: Path, *, domain: str, agent: str | None
         out.notes["calls without a result"] += len(builder.unanswered())
     trial = sim.get("trial") if isinstance(sim.get("trial"), int) else None
     reward = _dig(sim, "reward_info", "reward")
+    if isinstance(reward, float) and not math.isfinite(reward):
+        raise InputError(str(path), f"{where}: its reward {reward!r} is not a finite number")
     header_labels = dict(labels, split=split(task_id))
     for key in ("task_id_as_recorded", "termination_reason"):
         if isinstance(sim.get(key), (str, int)):

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from stretto_core.errors import InputError
+from stretto_core.errors import InputError, snippet
 from stretto_core.sessions.ingest.common import (EpisodeBuilder, FileResult, ManifestSource, SkippedRecord,
                                         attach_manifest, file_tag, make_session_id)
 from stretto_core.sessions.ingest.pyrepr import ReprError, jsonable, parse_agent_run
@@ -33,6 +33,8 @@ STOPPED = "Agent stopped due to iteration limit or time limit."
 """LangChain's own output when the agent ran out of steps: no LLM wrote it."""
 INVALID_TOOL = "is not a valid tool, try one of"
 MAX_LABEL = 200
+MAX_HEADER_CHARS = 64 * 1024
+"""A results CSV's first line names a few columns; a longer one is not a header."""
 
 _NAME = re.compile(r"^(?P<model>.+)_(?P<toolset>[^_]+)_(?P<date>\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})$")
 
@@ -112,21 +114,12 @@ def _rows(path: Path, out: FileResult) -> Iterator[tuple[int, int, dict[str, str
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
     with fh:
+        header = _header(path, fh)
         reader = csv.reader(fh)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise InputError(str(path), "empty file") from None
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise InputError(str(path), f"not a CSV file: {exc}", 1) from exc
-        missing = [c for c in COLUMNS if c not in header]
-        if missing:
-            raise InputError(str(path), f"not a WorkBench results CSV: no {', '.join(missing)} column "
-                                        f"(columns: {', '.join(header)})", 1)
         index = -1
         while True:
             index += 1
-            start = reader.line_num + 1
+            start = reader.line_num + 2  # the header was line 1, read before the reader
             try:
                 row = next(reader)
             except StopIteration:
@@ -136,7 +129,7 @@ def _rows(path: Path, out: FileResult) -> Iterator[tuple[int, int, dict[str, str
             except csv.Error as exc:
                 out.skipped.append(SkippedRecord(str(path), f"the CSV reader refused it: {exc}",
                                                  kind="unreadable CSV row", line=start, where=f"row {index}"))
-                if reader.line_num < start:
+                if reader.line_num + 1 < start:
                     return
                 continue
             if len(row) != len(header):
@@ -144,6 +137,31 @@ def _rows(path: Path, out: FileResult) -> Iterator[tuple[int, int, dict[str, str
                                                  f"{len(header)}", line=start, where=f"row {index}"))
                 continue
             yield index, start, dict(zip(header, row))
+
+
+def _header(path: Path, fh: Any) -> list[str]:
+    """The CSV's column names, from a first line read no further than MAX_HEADER_CHARS: a file that
+    is not a results CSV (a JSON file on one line, a sparse gigabyte) is refused, quoted in a snippet."""
+    try:
+        first = fh.readline(MAX_HEADER_CHARS + 1)
+    except UnicodeDecodeError as exc:
+        raise InputError(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})", 1) from exc
+    if not first:
+        raise InputError(str(path), "empty file")
+    if "\x00" in first:
+        raise InputError(str(path), "not a CSV file: binary data on the first line", 1)
+    if len(first) > MAX_HEADER_CHARS:
+        raise InputError(str(path), f"not a WorkBench results CSV: its first line is longer than "
+                                    f"{MAX_HEADER_CHARS:,} characters (starts {snippet(repr(first[:80]), 100)})", 1)
+    try:
+        header = next(csv.reader([first]))
+    except (csv.Error, StopIteration) as exc:
+        raise InputError(str(path), f"not a CSV file: {exc}", 1) from exc
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise InputError(str(path), f"not a WorkBench results CSV: no {', '.join(missing)} column "
+                                    f"(first line: {snippet(repr(first.rstrip()))})", 1)
+    return header
 
 
 def _row(row: dict[str, str], path: Path, line: int, index: int, *, domain: str, model: str, tag: str,

@@ -1,0 +1,114 @@
+"""The proxy's own requests on the downstream session: the flow's lookups and the tool listing.
+
+They go out under ids no host uses (`stretto-<nonce>-<n>`), in the host's protocol era (the
+2026-07-28 envelope copied from the host's latest request), and their answers never reach the
+host. The listing is read from the host's own `tools/list` answers when the host asks, and by
+the proxy itself before its first lookup and after each `notifications/tools/list_changed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from stretto_mcp.served import is_complete, result_as_text
+from stretto_mcp.wire import id_key, request
+
+log = logging.getLogger("stretto.proxy")
+
+
+@dataclass
+class _Listing:
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    task: asyncio.Task | None = None
+
+
+class OwnRequests:
+    """Mixed into `Relay`: the requests the proxy makes itself (state lives on the relay)."""
+
+    served: Any
+    options: Any
+    _own: dict[str, asyncio.Future]
+    _envelope: dict[str, Any] | None
+    _listing: "_Listing"
+    _lookups_in_flight: int
+    _nonce: str
+    _counter: int
+    _stop: asyncio.Event
+
+    async def _to_server(self, message: dict[str, Any]) -> None: ...
+
+    def _cancel_at_server(self, request_id: Any, reason: str) -> None: ...
+
+    def _own_id(self) -> str:
+        self._counter += 1
+        return f"stretto-{self._nonce}-{self._counter}"
+
+    async def _ask(self, method: str, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        """One request of the proxy's own to the server, in the host's protocol era."""
+        request_id = self._own_id()
+        if self._envelope:
+            params = {**params, "_meta": dict(self._envelope)}
+        future = asyncio.get_running_loop().create_future()
+        self._own[id_key(request_id)] = future
+        try:
+            await self._to_server(request(request_id, method, params))
+            return await asyncio.wait_for(future, timeout) if timeout else await future
+        finally:
+            if self._own.pop(id_key(request_id), None) is not None and not self._stop.is_set():
+                self._cancel_at_server(request_id, "stretto: the proxy's own request was abandoned")
+
+    async def _lookup(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """The flow's tool function: a `tools/call` on the proxy's one downstream session."""
+        self._lookups_in_flight += 1
+        try:
+            answer = await self._ask("tools/call", {"name": tool, "arguments": arguments})
+        finally:
+            self._lookups_in_flight -= 1
+        if "error" in answer:
+            error = answer["error"] if isinstance(answer["error"], dict) else {}
+            return f"Error: {error.get('message', 'the server refused the call')}", True
+        result = answer.get("result")
+        if not is_complete(result):
+            return "Error: the server asked for more input, which a lookup cannot give", True
+        return result_as_text(result)
+
+    def _host_listing_page(self, cursor: Any, result: dict[str, Any]) -> None:
+        tools = result.get("tools") if isinstance(result.get("tools"), list) else []
+        self._listing.pages = list(tools) if cursor is None else self._listing.pages + list(tools)
+        if not result.get("nextCursor"):
+            self._take_listing(self._listing.pages)
+
+    def _take_listing(self, tools: list[dict[str, Any]]) -> None:
+        changes = self.served.listing.update(tools)
+        if changes or self.served.live is not None:
+            self.served.listing_changed(changes)
+
+    async def _read_listing(self) -> None:
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(100):  # a server whose cursor never ends cannot hold the proxy
+            answer = await self._ask("tools/list", {"cursor": cursor} if cursor else {},
+                                     timeout=self.options.listing_timeout)
+            result = answer.get("result") if isinstance(answer.get("result"), dict) else {}
+            tools.extend(result.get("tools") or [])
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        self._take_listing(tools)
+
+    def _relist_soon(self) -> None:
+        if self._listing.task is None or self._listing.task.done():
+            self._listing.task = asyncio.create_task(self._read_listing())
+
+    async def _listing_ready(self) -> None:
+        if not self.served.listing.known:
+            self._relist_soon()
+        task = self._listing.task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), self.options.listing_timeout)
+            except Exception as exc:  # noqa: BLE001 - without a listing no tool is a read: no lookups
+                log.warning("stretto proxy: could not read the server's tool listing (%s)", exc or type(exc).__name__)

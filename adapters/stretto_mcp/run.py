@@ -1,0 +1,153 @@
+"""Start a proxy: the server (a child or a URL), the host on stdio, the served flow, the relay.
+
+`run_proxy(ProxyConfig(...))` is what `stretto proxy` calls; it returns the exit status
+(`relay.ExitStatus`). Everything the proxy says goes to stderr, which MCP hosts keep as the
+server's log; stdout is the wire and nothing else writes to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+log = logging.getLogger("stretto.proxy")
+
+
+class ProxyConfig(BaseModel):
+    """What `stretto proxy` was asked to do."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: list[str] = Field(default_factory=list)
+    """The downstream stdio server's command line (empty when `upstream` is given)."""
+    upstream: str | None = None
+    """A Streamable HTTP server's URL instead of a command."""
+    flow: Path | None = None
+    store: Path | None = None
+    record: bool = True
+    reads: list[str] = Field(default_factory=list)
+    allow: list[str] | None = None
+    deny: list[str] = Field(default_factory=list)
+    theta: float | None = None
+    per_call: int | None = None
+    per_session: int | None = None
+    lookup_timeout: float | None = None
+    call_budget: float | None = None
+    server_timeout: float = 600.0
+    app: str | None = None
+    session_id: str | None = None
+    task_id: str | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    log_level: str = "INFO"
+    trace: Path | None = None
+    """Write every message both ways to this file (JSON lines), for debugging."""
+
+
+def build_stretto(config: ProxyConfig) -> Any:
+    """The served flow and recorder (no flow: record only), with the operator's limits."""
+    from stretto_core import Stretto
+
+    kwargs: dict[str, Any] = {}
+    for name in ("theta", "per_call", "per_session", "lookup_timeout", "call_budget"):
+        value = getattr(config, name)
+        if value is not None:
+            kwargs[name] = value
+    store: Any = config.store if config.record else False
+    return Stretto(config.flow, store=store, harness="mcp-proxy", app=config.app, allow=config.allow,
+                   deny=config.deny, **kwargs)
+
+
+async def open_server(config: ProxyConfig) -> Any:
+    from stretto_mcp.channels import HttpServer, spawn_server
+
+    if config.upstream:
+        return await HttpServer(config.upstream).start()
+    return await spawn_server(list(config.command))
+
+
+async def serve(config: ProxyConfig, host: Any = None) -> int:
+    """Run one proxy until the host or the server goes; the exit status."""
+    from stretto_mcp.channels import open_host_stdio
+    from stretto_mcp.listing import Listing
+    from stretto_mcp.relay import ExitStatus, Relay, RelayOptions
+    from stretto_mcp.served import Served
+
+    stretto = build_stretto(config)
+    listing = Listing(stretto.flow, reads=config.reads, allow=config.allow, deny=config.deny)
+    served = Served(stretto, listing, session_id=config.session_id, task_id=config.task_id,
+                    labels={"proxy.server": _describe(config), **config.labels})
+    try:
+        server = await open_server(config)
+    except Exception as exc:  # noqa: BLE001 - a server that cannot start is reported, not raised
+        what = config.upstream or " ".join(config.command)
+        log.error("stretto proxy: cannot start the server %s: %s", what, exc)
+        return int(ExitStatus.SERVER_GONE)
+    if host is None:
+        host = await open_host_stdio()
+    if config.trace is not None:
+        from stretto_mcp.channels import Traced
+
+        trace = open(config.trace, "a", encoding="utf-8")
+        host, server = Traced(host, trace), Traced(server, trace)
+    relay = Relay(host, server, served, RelayOptions(server_timeout=config.server_timeout))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        try:
+            loop.add_signal_handler(sig, relay.stop, ExitStatus.CLEAN, f"stopped by {sig.name}")
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    status = await relay.run()
+    if served.live is not None and served.live.recorder is not None:
+        log.info("stretto proxy: session recorded in %s", served.live.recorder.path)
+    return int(status)
+
+
+def _describe(config: ProxyConfig) -> str:
+    return config.upstream or " ".join(config.command)[:200]
+
+
+def configure_logging(level: str) -> None:
+    """stretto's loggers (the proxy's and the core's) print plain lines to stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("stretto")
+    logger.handlers[:] = [handler]
+    logger.setLevel(getattr(logging, level.upper(), logging.INFO))
+    logger.propagate = False
+
+
+def run_proxy(config: ProxyConfig) -> int:
+    """The blocking entry point: configure stderr logging and serve."""
+    configure_logging(config.log_level)
+    try:
+        return asyncio.run(serve(config))
+    except KeyboardInterrupt:
+        return 0
+    except Exception:  # noqa: BLE001 - a bug of the proxy: say so, with the traceback, on stderr
+        log.exception("stretto proxy: internal error")
+        return 1
+
+
+def split_names(value: str | None) -> list[str]:
+    """`a,b , c` -> ['a', 'b', 'c']."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m stretto_mcp [--flow F] -- <server command>` (the CLI verb is the usual way)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="stretto_mcp")
+    parser.add_argument("--flow")
+    parser.add_argument("--store")
+    parser.add_argument("--upstream")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else list(args.command)
+    return run_proxy(ProxyConfig(command=command, upstream=args.upstream, flow=args.flow, store=args.store))

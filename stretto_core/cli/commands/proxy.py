@@ -1,0 +1,131 @@
+"""`stretto proxy [options] -- <server command>` and `stretto proxy setup --host H --name N -- <cmd>`.
+
+The proxy itself lives in `stretto_mcp` (extra `stretto[mcp]`) and is imported only when one of
+these commands runs, so `stretto --help` stays fast and works without the extra.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import List, Optional
+
+import click
+import typer
+
+from stretto_core.errors import StrettoError
+
+
+class _ProxyGroup(typer.core.TyperGroup):
+    """`stretto proxy ...` runs the proxy unless the first word names a subcommand (`setup`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+proxy_app = typer.Typer(cls=_ProxyGroup, no_args_is_help=True,
+                        help="An MCP proxy in front of a server: forwards everything, records the session, "
+                             "and appends the flow's read-only lookups to the agent's tool results.")
+
+_EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False}
+
+
+def _stretto_mcp():
+    try:
+        import stretto_mcp.run as run
+    except ImportError as exc:
+        raise StrettoError(f"the proxy needs the mcp extra: pip install \"stretto[mcp]\" ({exc})") from exc
+    return run
+
+
+def _names(value: Optional[str]) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+@proxy_app.command("run", context_settings=_EXTRA)
+def run_command(
+    ctx: typer.Context,
+    flow: Optional[Path] = typer.Option(None, "--flow", help="The flow to serve; without one the proxy only records."),
+    store: Optional[Path] = typer.Option(None, "--store", help="Where sessions are recorded (default .stretto/sessions)."),
+    no_record: bool = typer.Option(False, "--no-record", help="Record nothing."),
+    reads: Optional[str] = typer.Option(None, "--reads", help="Tools the server leaves unannotated that you vouch "
+                                                              "are read-only (a,b); an annotation always wins."),
+    tools: Optional[str] = typer.Option(None, "--tools", help="Allowlist: look up only these tools (a,b)."),
+    deny: Optional[str] = typer.Option(None, "--deny", help="Denylist: never look up these tools (a,b)."),
+    theta: Optional[float] = typer.Option(None, "--theta", help="The speculator's threshold."),
+    per_call: Optional[int] = typer.Option(None, "--per-call", help="At most this many lookups after one call."),
+    per_session: Optional[int] = typer.Option(None, "--per-session", help="At most this many lookups a session."),
+    lookup_timeout: Optional[float] = typer.Option(None, "--lookup-timeout", help="Seconds one lookup may take."),
+    call_budget: Optional[float] = typer.Option(None, "--call-budget", help="Seconds the lookups after one call may take."),
+    server_timeout: float = typer.Option(600.0, "--server-timeout", help="Seconds a request may go unanswered "
+                                                                        "(without progress) before the server is "
+                                                                        "taken as hung."),
+    upstream: Optional[str] = typer.Option(None, "--upstream", help="A Streamable HTTP server's URL instead of a command."),
+    app: Optional[str] = typer.Option(None, "--app", help="The app name recorded in sessions."),
+    log_level: str = typer.Option("INFO", "--log-level", help="stderr verbosity: DEBUG, INFO, WARNING, ERROR."),
+    trace: Optional[Path] = typer.Option(None, "--trace", help="Also write every message both ways to this file."),
+) -> None:
+    """Serve the proxy on stdio in front of `-- <server command>` (or `--upstream URL`)."""
+    command = list(ctx.args)
+    if bool(command) == bool(upstream):
+        raise StrettoError("give the server either as `-- <command>` or as `--upstream URL`, not both or neither")
+    run = _stretto_mcp()
+    config = run.ProxyConfig(command=command, upstream=upstream, flow=flow, store=store, record=not no_record,
+                             reads=_names(reads), allow=_names(tools) or None, deny=_names(deny), theta=theta,
+                             per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
+                             call_budget=call_budget, server_timeout=server_timeout, app=app, log_level=log_level,
+                             trace=trace)
+    raise SystemExit(run.run_proxy(config))
+
+
+@proxy_app.command("setup", context_settings=_EXTRA)
+def setup_command(
+    ctx: typer.Context,
+    host: str = typer.Option(..., "--host", help="claude-code, claude-desktop, cursor or vscode."),
+    name: str = typer.Option(..., "--name", help="The server's name in the host's config."),
+    scope: str = typer.Option("project", "--scope", help="project (this folder) or user (your profile)."),
+    flow: Optional[Path] = typer.Option(None, "--flow", help="The flow the proxy serves (made absolute)."),
+    store: Optional[Path] = typer.Option(None, "--store", help="Where the proxy records sessions (made absolute)."),
+    proxy_option: List[str] = typer.Option([], "--proxy-option", help="Another `stretto proxy` option, as you "
+                                                                       "would type it (repeatable)."),
+    write: bool = typer.Option(False, "--write", help="Write the config file (asks first unless --yes)."),
+    yes: bool = typer.Option(False, "--yes", help="Do not ask before writing."),
+) -> None:
+    """Print (or `--write`) the host config entry that runs the server behind the proxy."""
+    try:
+        from stretto_mcp import hosts
+    except ImportError as exc:
+        raise StrettoError(f"setup needs the mcp extra: pip install \"stretto[mcp]\" ({exc})") from exc
+    if host not in hosts.HOSTS:
+        raise StrettoError(f"unknown host {host!r}; hosts: {', '.join(hosts.HOSTS)}")
+    if scope not in ("project", "user"):
+        raise StrettoError(f"--scope is project or user, not {scope!r}")
+    server = list(ctx.args)
+    if not server:
+        raise StrettoError("give the server's command after `--`")
+    args: list[str] = []
+    if flow is not None:
+        args += ["--flow", str(flow.resolve())]
+    if store is not None:
+        args += ["--store", str(store.resolve())]
+    for option in proxy_option:
+        args += shlex.split(option)
+    try:
+        p = hosts.plan(host, name, hosts.proxy_command(server, args), scope=scope)
+    except ValueError as exc:
+        raise StrettoError(str(exc)) from exc
+    typer.echo(f"# {host}: {p.path}")
+    typer.echo(p.snippet())
+    if not write:
+        typer.echo(f"# not written; run again with --write to add it to {p.path}")
+        return
+    if not yes and not typer.confirm(f"Write server {name!r} into {p.path}?", default=False):
+        typer.echo("not written")
+        raise SystemExit(1)
+    typer.echo(f"wrote {hosts.write_plan(p)}" + (" (the old file is kept as .bak)" if p.before else ""))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(proxy_app, name="proxy")

@@ -1,0 +1,1 @@
+"""τ²-bench telecom solo: the environment, its reward, renamed customers, and a demonstrator."""
