@@ -65,6 +65,9 @@ class EngineConfig:
     live_manifest: ToolManifest | None = None
     allow: frozenset[str] | None = None
     shadow: bool = False
+    served: bool = True
+    """Sessions keep only what a decision can use (a bounded state, `ToolState`); replay sets
+    False to keep every result it asks about."""
 
 
 NO_AUTHORITY = ("stretto: an engine session has no authority on tool kinds (a live manifest: the "
@@ -86,16 +89,16 @@ class Engine:
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
         self._warned = False
 
-    def session(self, live_manifest: ToolManifest | None = None, *, served: bool = True) -> "EngineSession":
+    def session(self, live_manifest: ToolManifest | None = None, *, served: bool | None = None) -> "EngineSession":
         """A new session's state; `live_manifest` is the tools this session's server lists, when
         known per session (it narrows the engine's guard: a tool it does not mark read is never
         looked up, nor one whose contract changed).
 
         `served`: keep only what a decision can use, so the session's memory is bounded
-        (`ToolState`); replay passes False to keep every result it asks about.
+        (`ToolState`); None: as the config says (`EngineConfig.served`; replay's is False).
         """
         return EngineSession(self, self.guard if live_manifest is None else self.guard_for(live_manifest),
-                             served=served)
+                             served=self.config.served if served is None else served)
 
     def guard_for(self, live_manifest: ToolManifest) -> Guard:
         """The guard of a session whose server lists `live_manifest` (narrowed by the config's)."""

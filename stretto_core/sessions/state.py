@@ -201,9 +201,10 @@ class ToolState:
         origin = origin or ("agent" if by_agent else "other")
         if error:
             index: ValueIndex = ValueIndex()
-        elif self.served:
-            index = index_focused(content, parsed, self.focus.of(tool) if self.focus is not None else None) \
-                if origin != "other" else ValueIndex()  # an unseen result is no source and shows nothing
+        elif self.served and origin == "other":
+            index = ValueIndex()  # an unseen result is no source and shows nothing
+        elif self.served and self.focus is not None:
+            index = index_focused(content, parsed, self.focus.of(tool))
         else:
             index = _shared_index(content, parsed)
         entry = ResultEntry(self.position, tool, call_id, args, not error, index, by_agent, origin=origin)

@@ -82,7 +82,8 @@ class ReplayOptions:
 def build_engine(source: EngineSource, options: ReplayOptions) -> Engine:
     """The engine that serves one replay, at the options' threshold, policy and budgets."""
     settings = dict(theta=options.theta, policy=options.policy, per_call=options.per_call,
-                    per_session=options.per_session, shadow=False)
+                    per_session=options.per_session, shadow=False,
+                    served=False)  # the walk asks where any earlier value came from: the full state
     if isinstance(source, Engine):
         return Engine(source.model, replace(source.config, **settings))
     if hasattr(source, "read_tools") and hasattr(source, "manifest"):

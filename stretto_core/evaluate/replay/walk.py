@@ -135,7 +135,9 @@ class Walk:
         # under (the operator's --manifest for its app), so that a replay is never left to the
         # flow file's own word on which tools are reads.
         live = self.episode.header.manifest or self.episode.manifest
-        self.session = self.engine.session(live_manifest=live, served=False)
+        self.session = self.engine.session(live_manifest=live)
+        if self.session.served:  # the walk asks where any earlier value came from: the full state
+            self.session = EngineSession(self.engine, self.session.guard, served=False)
 
     def run(self) -> "Walk":
         """Walk every event of the episode once, in order."""
