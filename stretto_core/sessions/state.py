@@ -204,7 +204,7 @@ class ToolState:
         elif self.served and origin == "other":
             index = ValueIndex()  # an unseen result is no source and shows nothing
         elif self.served and self.focus is not None:
-            index = index_focused(content, parsed, self.focus.of(tool))
+            index = _shared_focused(self.focus, tool, content, parsed)
         else:
             index = _shared_index(content, parsed)
         entry = ResultEntry(self.position, tool, call_id, args, not error, index, by_agent, origin=origin)
@@ -358,10 +358,34 @@ class ToolState:
 
 
 INDEX_CACHE = 256
-"""A full state reuses the index of a result it indexed lately with the same content (indexes
-are never changed once made; learning meets the same listings in many sessions)."""
+"""States reuse the index of a result indexed lately with the same content (indexes are never
+changed once made; learning meets the same listings in many sessions, a serving process too)."""
 
 _indexes: dict[str, tuple[Any, ValueIndex]] = {}
+
+
+_focused: dict[tuple[Any, str], tuple[Any, ValueIndex]] = {}
+
+
+def _shared_focused(focus: Focus, tool: str, content: str, parsed: Any) -> ValueIndex:
+    """`index_focused` of a served result, shared by every session of the process that got the
+    same result under the same focus lately (a catalogue read by many): one index, not one each."""
+    paths = focus.of(tool)
+    key = ((paths.exact, paths.prefixes) if paths is not None else None, content)
+    got = _focused.get(key)
+    if got is not None and (got[0] is parsed or got[0] == parsed):
+        return got[1]
+    index = index_focused(content, parsed, paths)
+    if len(_focused) >= INDEX_CACHE:
+        del _focused[next(iter(_focused))]
+    _focused[key] = (parsed, index)
+    return index
+
+
+def clear_index_caches() -> None:
+    """Forget the indexes shared between states (benchmarks measure memory without them)."""
+    _indexes.clear()
+    _focused.clear()
 
 
 def _shared_index(content: str, parsed: Any) -> ValueIndex:
