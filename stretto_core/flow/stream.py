@@ -14,6 +14,8 @@ order, to the same bytes. `distributed.py` runs the shards on Dask (or Ray).
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
@@ -90,9 +92,29 @@ def count_files(files: Sequence[str], manifest: ToolManifest, *, features: Featu
     counter = SessionCounter(manifest, features=features, constants=constants, role=role,  # type: ignore[arg-type]
                              binding_options=binding_options)
     sessions = sessions_of(files, report)
-    for s in (track(sessions, "learn", total=len(files), unit="session") if progress else sessions):
-        counter.add(s)
+    with fewer_collections():
+        for s in (track(sessions, "learn", total=len(files), unit="session") if progress else sessions):
+            counter.add(s)
     return counter.flow()
+
+
+YOUNG_COLLECTION_AFTER = 50_000
+"""While counting, the cyclic garbage collector runs after this many new containers (Python's
+default: 700)."""
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Counting allocates millions of short-lived containers and makes no reference cycles (a
+    session's state is freed by reference counting as soon as it is dropped), so the collector's
+    default pace spends a quarter of the time walking the whole heap for nothing. Its pace is
+    slowed while counting, never stopped, and restored after."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], YOUNG_COLLECTION_AFTER), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 Counter = Callable[[Sequence[str], str], Flow]

@@ -20,7 +20,7 @@ messages keep their numbers (`count`, `dropped`), so what was cached by number s
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 GRAM = 3
 """Length of the pieces the filter holds: the shortest value a mention check looks for."""
@@ -115,6 +115,15 @@ class UserText:
         if "\n" in key:
             return any(key in message for message in self.messages)
         return self.maybe(key) and key in self.text
+
+    def holding(self, keys: Iterable[str], shortest: int = 0) -> list[str]:
+        """The keys of at least `shortest` characters that some kept message holds (`contains`
+        of each); without a filter, one search of the text each."""
+        if self._bits is None:
+            text, contains = self.text, self.contains
+            return [k for k in keys if len(k) >= shortest and k in text and ("\n" not in k or contains(k))]
+        contains = self.contains
+        return [k for k in keys if len(k) >= shortest and contains(k)]
 
     def in_text(self, key: str) -> bool:
         """`key` is a substring of `text` (the kept messages one a line; it may span two)."""

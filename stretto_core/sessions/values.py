@@ -252,13 +252,19 @@ class ValueIndex:
         return self.by_path.get(path, [])
 
 
+DEDUP_IN_LIST = 8
+"""A path's distinct values are told apart by comparing them in its list up to this many, then
+by a dict (most paths hold one value: a dict per path would cost more than the rest)."""
+
+
 def index_result(text: str, parsed: Any = None) -> ValueIndex:
     """Index one result's values for lookups by value and by path."""
     idx = ValueIndex()
-    first_path, paths, records = idx.first_path, idx.paths, idx.records
-    at: dict[str, tuple[list[tuple[tuple[int, ...], Any]], dict[Any, str]]] = {}
-    """Path -> its records, and its values without repeats (equal values are one) with their keys."""
-    unhashable: set[str] = set()
+    first_path, paths, records, by_path, keys = idx.first_path, idx.paths, idx.records, idx.by_path, idx.keys
+    distinct_at: dict[str, dict[Any, None] | bool] = {}
+    """Path -> its distinct values as a dict, once it holds `DEDUP_IN_LIST` (False when they
+    cannot be hashed: compared in the list); equal values are one (1, 1.0 and True)."""
+    paths_get, records_get = paths.get, records.get
     for path, address, value in leaves_addressed(parse_result(text, parsed)):
         kind = type(value)
         if kind is str:
@@ -272,30 +278,35 @@ def index_result(text: str, parsed: Any = None) -> ValueIndex:
             key = normalize(value)
             if key is None:
                 continue
-        slot = at.get(path)
-        if slot is None:
-            slot = at[path] = ([], {})
-            records[path] = slot[0]
-        slot[0].append((address, value))
-        try:
-            slot[1].setdefault(value, key)
-        except TypeError:
-            unhashable.add(path)
-        where = paths.get(key)
+        record = records_get(path)
+        if record is None:
+            records[path] = [(address, value)]
+            by_path[path] = [value]
+            keys[path] = [key]
+        else:
+            record.append((address, value))
+            distinct = distinct_at.get(path)
+            if distinct:
+                if value not in distinct:  # type: ignore[operator]
+                    distinct[value] = None  # type: ignore[index]
+                    by_path[path].append(value)
+                    keys[path].append(key)
+            else:
+                values = by_path[path]
+                if value not in values:
+                    values.append(value)
+                    keys[path].append(key)
+                    if distinct is None and len(values) >= DEDUP_IN_LIST:
+                        try:
+                            distinct_at[path] = dict.fromkeys(values)
+                        except TypeError:
+                            distinct_at[path] = False
+        where = paths_get(key)
         if where is None:
             paths[key] = [path]
             first_path[key] = path
         elif path not in where:
             where.append(path)
-    for path, (record, values) in at.items():
-        if path in unhashable:  # compare the path's values one by one
-            bucket: list[Any] = []
-            for _address, value in record:
-                if value not in bucket:
-                    bucket.append(value)
-            idx.by_path[path], idx.keys[path] = bucket, [normalize(v) or "" for v in bucket]
-        else:
-            idx.by_path[path], idx.keys[path] = list(values), list(values.values())
     return idx
 
 

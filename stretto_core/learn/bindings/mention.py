@@ -35,6 +35,10 @@ MIN_RECORD_WORD = 4
 
 LIST_MARK = "[*]"
 
+MIN_WRITTEN = 3
+"""Values shorter than this are never named (as a value: 3 characters; as a record word:
+`MIN_RECORD_WORD`), so `written` leaves them out."""
+
 
 @dataclass(frozen=True)
 class Naming:
@@ -133,7 +137,8 @@ def _latest(state: ToolState, word: str, whole: bool) -> tuple[int, int] | None:
 def written(state: ToolState, entry: ResultEntry) -> set[str]:
     """The entry's values (normalized) that some user message holds (do not modify).
 
-    Only these can be named, as a value (of 3 characters or more) or as a record word.
+    Only these can be named, as a value (of 3 characters or more) or as a record word, so values
+    shorter than `MIN_WRITTEN` are left out.
     """
     return _said(state, entry)[1]
 
@@ -149,13 +154,13 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     seen, found = (0, set()) if got is None else got
     keys = index_keys(entry.index)
     if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
-        found.update([k for k in keys if user.contains(k)])
+        found.update(user.holding(keys, MIN_WRITTEN))
     else:
         messages = user.since(seen)
         joined = messages[0] if len(messages) == 1 else "\n".join(messages)
         # One scan of the new text per value, then each message for the few found (a value may
         # span two messages in `joined`, never in one).
-        maybe = [k for k in keys if k in joined]
+        maybe = [k for k in keys if len(k) >= MIN_WRITTEN and k in joined]
         for message in messages if maybe else ():
             found.update([k for k in maybe if k in message])
     got = entry.cache["said"] = (count, found)
@@ -266,7 +271,10 @@ def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidat
     without being it (1 and True): `named_view` flags the candidates themselves."""
     said = written(state, entry)
     first = cands.first
-    keys = {k for k in said if k in first and len(k) >= 3}
+    if len(first) < len(said):  # the same set, walking the smaller side
+        keys = {k for k in first if k in said and len(k) >= 3}
+    else:
+        keys = {k for k in said if k in first and len(k) >= 3}
     prefix = list_prefix(path)
     if prefix is not None:
         hits = element_hits(state, entry, prefix)
