@@ -87,18 +87,24 @@ class Focus:
 
 
 class Pairs:
-    """The (address, value) pairs at one path, in document order, kept as two lists (a tuple
-    per value would cost more than the value): iterates as `ValueIndex.records`' lists do."""
+    """The (address, value) pairs at one path, in document order, kept as two sequences (a tuple
+    per value would cost more than the value): iterates as `ValueIndex.records`' lists do.
+    Lists while the result is indexed, then tuples (`freeze`: no room kept for more)."""
 
     __slots__ = ("addresses", "values")
 
     def __init__(self) -> None:
-        self.addresses: list[tuple[int, ...]] = []
-        self.values: list[Any] = []
+        self.addresses: list[tuple[int, ...]] | tuple[tuple[int, ...], ...] = []
+        self.values: list[Any] | tuple[Any, ...] = []
 
     def append(self, pair: tuple[tuple[int, ...], Any]) -> None:
-        self.addresses.append(pair[0])
-        self.values.append(pair[1])
+        if isinstance(self.values, tuple):  # frozen: lists again
+            self.addresses, self.values = list(self.addresses), list(self.values)
+        self.addresses.append(pair[0])  # type: ignore[union-attr]
+        self.values.append(pair[1])  # type: ignore[union-attr]
+
+    def freeze(self) -> None:
+        self.addresses, self.values = tuple(self.addresses), tuple(self.values)
 
     def __iter__(self) -> Iterator[tuple[tuple[int, ...], Any]]:
         return zip(self.addresses, self.values)
@@ -199,6 +205,7 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             unhashable.add(path)
         every[key] = None
     for path, (record, values) in at.items():
+        record.freeze()
         if path in unhashable:
             bucket: list[Any] = []
             for _address, value in record:

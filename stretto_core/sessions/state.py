@@ -34,9 +34,9 @@ def call_key(tool: str, arguments: dict[str, Any]) -> str:
         return tool + " " + repr(sorted(map(str, argument_leaves(arguments))))
 
 
-@dataclass
+@dataclass(slots=True)
 class ResultEntry:
-    """One result in the tool state, with its values indexed."""
+    """One result in the tool state, with its values indexed (slots: a served session holds dozens)."""
 
     position: int
     tool: str
@@ -98,7 +98,6 @@ class ToolState:
     """With `served`: the paths of each tool's results decisions read (None: every path)."""
     results: list[ResultEntry] = field(default_factory=list)
     made: set[str] = field(default_factory=set)
-    passed: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
     user: UserText = field(default_factory=lambda: UserText(filter_from=LEARNING_FILTER_FROM))
     """What the user said, case-folded, ready for mention checks (`user_text.UserText`)."""
@@ -283,23 +282,28 @@ class ToolState:
         """`mentioned` for a value already normalized."""
         return len(key) >= 3 and self.user.contains(key)
 
+    @property
+    def passed(self) -> dict[str, set[tuple[str, str]]]:
+        """Tool -> every (argument, normalized value) it was passed (`passed_by_arg`, by tool)."""
+        out: dict[str, set[tuple[str, str]]] = {}
+        for (tool, name), keys in self.passed_by_arg.items():
+            out.setdefault(tool, set()).update((name, key) for key in keys)
+        return out
+
     def _remember_passed(self, tool: str, arguments: dict[str, Any]) -> None:
         self.calls_by_tool[tool] = self.calls_by_tool.get(tool, 0) + 1
-        done = self.passed.setdefault(tool, set())
         lists = self.passed_lists.setdefault(tool, set())
         for name, value in arguments.items():
             if isinstance(value, (list, tuple)):
                 lists.add((name, tuple(sorted(filter(None, (normalize(v) for v in value))))))
             key = normalize(value)
             if key is not None:
-                done.add((name, key))
                 by_arg = self.passed_by_arg.get((tool, name))
                 if by_arg is None:
                     by_arg = self.passed_by_arg[(tool, name)] = set()
                 by_arg.add(key)
                 if self.served and len(by_arg) > SERVED_REMEMBERED:
-                    forgotten = by_arg.pop()
-                    done.discard((name, forgotten))
+                    by_arg.pop()
         if self.served and len(lists) > SERVED_REMEMBERED:
             lists.pop()
 
@@ -309,7 +313,7 @@ class ToolState:
 
     def already_passed(self, tool: str, arg: str, value: Any) -> bool:
         key = normalize(value)
-        return key is not None and (arg, key) in self.passed.get(tool, ())
+        return key is not None and key in self.passed_by_arg.get((tool, arg), _NOTHING)
 
     def already_passed_list(self, tool: str, arg: str, values: list[Any]) -> bool:
         key = tuple(sorted(filter(None, (normalize(v) for v in values))))

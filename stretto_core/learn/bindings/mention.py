@@ -94,34 +94,48 @@ def keys_at(entry: ResultEntry, path: str) -> list[str]:
     return got.keys if got is not None else []
 
 
-def addresses(entry: ResultEntry, path: str) -> dict[str, list[tuple[int, ...]]]:
-    """Normalized value -> its addresses at `path`, in document order."""
+def addresses(entry: ResultEntry, path: str) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """Normalized value -> its addresses at `path`, in document order (cached on the entry)."""
     got = entry.cache.get(("a", path))
     if got is None:
-        got = {}
+        known = _string_keys(entry, path)
+        places: dict[str, list[tuple[int, ...]]] = {}
         for address, value in entry.index.records.get(path, ()):
-            got.setdefault(normalize(value) or "", []).append(address)
-        entry.cache[("a", path)] = got
+            key = known.get(value) if type(value) is str else None
+            places.setdefault(key or normalize(value) or "", []).append(address)
+        got = entry.cache[("a", path)] = _frozen(places)
     return got
 
 
+def _string_keys(entry: ResultEntry, path: str) -> dict[str, str]:
+    """The index's own normalized form of each string value at `path` (so views of the result keep
+    the strings it holds, not copies)."""
+    values, keys = entry.index.by_path.get(path), entry.index.keys.get(path)
+    if not values or keys is None or len(keys) != len(values):
+        return {}
+    return {v: k for v, k in zip(values, keys) if type(v) is str}
+
+
+def _frozen(table: dict[str, list[tuple[int, ...]]]) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """A cached table's lists as tuples (a list grown by appends holds room for more)."""
+    return {k: tuple(v) for k, v in table.items()}
+
+
 def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[str]]:
-    """Element address -> the distinguishing words of that element of the list at `prefix`."""
-    got = entry.cache.get(("w", prefix))
-    if got is not None:
-        return got
+    """Element address -> the distinguishing words of that element of the list at `prefix` (not
+    cached: `_word_elements` keeps what is read of it)."""
     depth = prefix.count(LIST_MARK)
     words: dict[tuple[int, ...], set[str]] = {}
     for path, pairs in entry.index.records.items():
         if not path.startswith(prefix) or path.endswith("*~"):
             continue
+        known = _string_keys(entry, path)
         for address, value in pairs:
             if isinstance(value, str) and len(value) >= MIN_RECORD_WORD and any(c.isalpha() for c in value):
-                words.setdefault(address[:depth], set()).add(normalize(value) or "")
+                key = known.get(value) if type(value) is str else None
+                words.setdefault(address[:depth], set()).add(key or normalize(value) or "")
     shared = set.intersection(*words.values()) if len(words) > 1 else set()
-    got = {addr: sorted(ws - shared) for addr, ws in words.items()}
-    entry.cache[("w", prefix)] = got
-    return got
+    return {addr: sorted(ws - shared) for addr, ws in words.items()}
 
 
 def _find_word(text: str, word: str) -> int:
@@ -167,14 +181,15 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     return got
 
 
-def _word_elements(entry: ResultEntry, prefix: str) -> dict[str, list[tuple[int, ...]]]:
+def _word_elements(entry: ResultEntry, prefix: str) -> dict[str, tuple[tuple[int, ...], ...]]:
     """Record word of the list at `prefix` -> the elements whose words it is (cached on the entry)."""
     got = entry.cache.get(("we", prefix))
     if got is None:
-        got = entry.cache[("we", prefix)] = {}
+        elements: dict[str, list[tuple[int, ...]]] = {}
         for element, words in record_words(entry, prefix).items():
             for word in words:
-                got.setdefault(word, []).append(element)
+                elements.setdefault(word, []).append(element)
+        got = entry.cache[("we", prefix)] = _frozen(elements)
     return got
 
 
@@ -242,13 +257,18 @@ class Named:
 def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
     """`mention_flags` with the named indexes and keys, or None when the user named none.
 
-    Cached on the entry per `user_version`, and the same object while the named keys stay the same.
+    Cached on the entry per `user_version`, and the same object while the named keys stay the same
+    (a path where nothing is named keeps only the version: most paths, in a served session).
     """
     views = entry.cache.get("views")
     if views is None:
         views = entry.cache["views"] = {}
     got = views.get(path)
-    if got is not None and got[0] == state.user_version:
+    if type(got) is int:
+        if got == state.user_version:
+            return None
+        got = (got, _NO_KEYS, None)
+    elif got is not None and got[0] == state.user_version:
         return got[2]
     cands = candidates(entry, path) if state.user_version else None
     # The user wrote none of the entry's values: nothing of it is named (as `_named_keys` finds).
@@ -261,8 +281,11 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
         view = Named(flags, named, frozenset(cands.keys[i] for i in named)) if named else None
     else:
         view = None
-    views[path] = (state.user_version, keys, view)
+    views[path] = (state.user_version, keys, view) if keys else state.user_version
     return view
+
+
+_NO_KEYS: frozenset[str] = frozenset()
 
 
 def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidates) -> frozenset[str]:
@@ -285,17 +308,17 @@ def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidat
     return frozenset(keys)
 
 
-def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], list[str]]:
+def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], tuple[str, ...]]:
     """Element of the list at `prefix` -> the candidates at `path` in it (cached on the entry)."""
     tag = ("ke", path)
     got = entry.cache.get(tag)
     if got is None:
-        got = {}
+        by_element: dict[tuple[int, ...], list[str]] = {}
         depth = prefix.count(LIST_MARK)
         for key, places in addresses(entry, path).items():
             for address in places:
-                got.setdefault(address[:depth], []).append(key)
-        entry.cache[tag] = got
+                by_element.setdefault(address[:depth], []).append(key)
+        got = entry.cache[tag] = _frozen(by_element)  # type: ignore[arg-type]
     return got
 
 
