@@ -66,7 +66,7 @@ def eligible_path(path: str) -> bool:
     for seg in _SEGMENTS.split(path[1:]):
         if not seg or seg == "*~":
             continue
-        if any(ch.isspace() for ch in seg) or sum(ch.isdigit() for ch in seg) >= DATA_KEY_DIGITS:
+        if any(map(str.isspace, seg)) or sum(map(str.isdigit, seg)) >= DATA_KEY_DIGITS:
             return False
     return True
 
