@@ -13,12 +13,17 @@ in a fresh process, measuring its peak resident memory (`ru_maxrss`), wall and C
 - `--workers 1` and `--workers 2` on Dask (a local cluster) at the largest multiple: wall time,
   and the flow's bytes against the in-process one;
 - two shards of the files learned apart and merged in either order (`stretto flow merge`):
-  the bytes against learning at once.
+  the bytes against learning at once;
+- with `--compare CHECKOUT`: the throughput once started on τ² retail train of this checkout
+  and of another (an older commit, say), side by side: the two run at the same time, round
+  after round, so both see the same load on a shared machine, and their ratio is printed
+  (`--compare-only` runs this alone).
 
 Copies repeat their sessions' results, so at 2× and more the index of a result is often
 reused (`ToolState`'s cache); the 1× row is the throughput on distinct sessions.
 
     python benchmarks/learn_scale.py [--out bench-out/learn_scale.json] [--multiples 1 2 4 8]
+    python benchmarks/learn_scale.py --compare ../before --compare-only   # before -> after, ratios
 """
 
 from __future__ import annotations
@@ -44,9 +49,14 @@ if mode == "steady":  # imports and caches warmed on other sessions first; CPU t
     import stretto_core.sessions.state as state
     learn_chosen(choose([args[0]], "train", apps=["tau2/airline"]))
     chosen = choose([args[0]], "train", apps=[args[1]])
-    state._indexes.clear()
-    started, cpu = time.perf_counter(), time.process_time()
-    learn_chosen(chosen)
+    best = None
+    for _ in range(int(args[2]) if len(args) > 2 else 1):  # the quickest of a few learns
+        state._indexes.clear()
+        started, cpu = time.perf_counter(), time.process_time()
+        learn_chosen(chosen)
+        took = (time.perf_counter() - started, time.process_time() - cpu)
+        best = took if best is None or took[1] < best[1] else best
+    started, cpu = time.perf_counter() - best[0], time.process_time() - best[1]
 elif mode == "cli":
     from stretto_core.cli import main
     code = main(["learn", *args, "--out", out])
@@ -70,6 +80,43 @@ def run(mode: str, out: Path, *args: str) -> dict:
     if done.returncode != 0:
         raise SystemExit(done.stderr[-2000:])
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def start_steady(checkout: Path, base: Path, app: str, repeats: int) -> subprocess.Popen:
+    """The steady learn of `app` by the code of `checkout` (its folder first on the path), started."""
+    env = {**os.environ, "STRETTO_PROGRESS": "0",
+           "PYTHONPATH": os.pathsep.join([str(checkout), str(checkout / "adapters")])}
+    return subprocess.Popen([sys.executable, "-c", PROBE, "steady", os.devnull, str(base), app, str(repeats)],
+                            cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def compare(other: Path, base: Path, rounds: int, app: str = "tau2/retail", repeats: int = 3) -> dict:
+    """Sessions per CPU-second once started, this checkout against `other`, run at the same time
+    (the same load on both); the best round of each, and each round's ratio."""
+    here = Path(__file__).resolve().parents[1]
+    n = sum(1 for _ in choose_files(base, app))
+    mine, theirs, ratios = [], [], []
+    for _ in range(rounds):
+        procs = [start_steady(here, base, app, repeats), start_steady(other.resolve(), base, app, repeats)]
+        outs = []
+        for proc in procs:
+            stdout, stderr = proc.communicate()
+            if proc.returncode != 0:
+                raise SystemExit(stderr[-2000:])
+            outs.append(n / json.loads(stdout.strip().splitlines()[-1])["cpu_s"])
+        mine.append(outs[0])
+        theirs.append(outs[1])
+        ratios.append(outs[0] / outs[1])
+    return {"app": app, "sessions": n, "other": str(other), "rounds": rounds,
+            "this_sessions_per_cpu_s": max(mine), "other_sessions_per_cpu_s": max(theirs),
+            "ratio_of_best": max(mine) / max(theirs), "ratio_median": sorted(ratios)[len(ratios) // 2],
+            "this_rounds": mine, "other_rounds": theirs}
+
+
+def choose_files(base: Path, app: str):
+    from stretto_core.flow.stream import choose
+
+    return choose([str(base)], "train", apps=[app]).files
 
 
 def copies(source: Path, target: Path, k: int) -> int:
@@ -96,11 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="bench-out/learn_scale.json")
     parser.add_argument("--multiples", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--no-workers", action="store_true", help="skip the Dask runs")
+    parser.add_argument("--compare", type=Path, help="another checkout: its steady throughput beside this one's")
+    parser.add_argument("--compare-only", action="store_true", help="with --compare: run only the comparison")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the comparison")
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="learn-scale-"))
     try:
         base = tmp / "sessions"
         ingest_files("tau2", [data_root() / "tau2" / "trajectories"], base)
+        if args.compare is not None and args.compare_only:
+            return _report_compare(compare(args.compare, base, args.rounds), Path(args.out))
         rows = []
         for k in args.multiples:
             folder = tmp / f"x{k}"
@@ -134,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                 workers[str(n)] = report
             summary["workers"] = workers
         summary["shards_merged"] = shards_merged(tmp, base)
+        if args.compare is not None:
+            summary["compare"] = compare(args.compare, base, args.rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{'×':>3} {'train':>6} {'stream MB':>10} {'loaded MB':>10} {'sess/s':>8} {'sess/cpu-s':>10} {'same':>5}")
@@ -149,9 +203,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--workers {n}: {w['wall_s']:.1f} s wall, same flow as in-process: {w['same_flow']}")
     sm = summary["shards_merged"]
     print(f"two shards merged a+b == b+a: {sm['either_order']}, == learned at once: {sm['as_at_once']}")
+    if "compare" in summary:
+        _print_compare(summary["compare"])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+def _print_compare(c: dict) -> None:
+    print(f"{c['app']} train, {c['sessions']} sessions, once started (CPU, best of {c['rounds']} rounds run "
+          f"side by side): this checkout {c['this_sessions_per_cpu_s']:.0f}/s, {c['other']} "
+          f"{c['other_sessions_per_cpu_s']:.0f}/s: ×{c['ratio_of_best']:.2f} (median round ×{c['ratio_median']:.2f})")
+
+
+def _report_compare(c: dict, out: Path) -> int:
+    _print_compare(c)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"compare": c, "python": sys.version.split()[0]}, indent=1) + "\n")
     print(f"wrote {out}")
     return 0
 

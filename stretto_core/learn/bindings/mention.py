@@ -198,15 +198,20 @@ def _any_under(entry: ResultEntry, keys: set[str], prefix: str) -> bool:
     return holds_under(entry.index, keys, prefix)
 
 
-def element_hits(state: ToolState, entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], dict[str, tuple[int, int]]]:
-    """Element address -> its record words the user wrote, each with where (message, position)."""
+def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
+                 said: set[str] | None = None) -> dict[tuple[int, ...], dict[str, tuple[int, int]]]:
+    """Element address -> its record words the user wrote, each with where (message, position).
+    `said`: `written(state, entry)`, when the caller has it."""
     tag = ("h", prefix)
     version = state.user_version
     cached = entry.cache.get(tag)
     if cached is not None and cached[0] == version:
         return cached[1]
     hits: dict[tuple[int, ...], dict[str, tuple[int, int]]] = {}
-    said = written(state, entry) if version else ()
+    if not version:
+        said = set()
+    elif said is None:
+        said = written(state, entry)
     index = _word_elements(entry, prefix) if said and _any_under(entry, said, prefix) else {}
     for word in said:  # a word the user wrote as a whole word, they wrote
         if word in index:
@@ -270,9 +275,10 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
         got = (got, _NO_KEYS, None)
     elif got is not None and got[0] == state.user_version:
         return got[2]
-    cands = candidates(entry, path) if state.user_version else None
     # The user wrote none of the entry's values: nothing of it is named (as `_named_keys` finds).
-    keys = _named_keys(state, entry, path, cands) if cands is not None and written(state, entry) else frozenset()
+    said = written(state, entry) if state.user_version else None
+    cands = candidates(entry, path) if said else None
+    keys = _named_keys(state, entry, path, cands, said) if cands is not None else _NO_KEYS  # type: ignore[arg-type]
     if got is not None and got[1] == keys:
         view = got[2]
     elif keys:
@@ -288,19 +294,19 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
 _NO_KEYS: frozenset[str] = frozenset()
 
 
-def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidates) -> frozenset[str]:
+def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidates, said: set[str]) -> frozenset[str]:
     """The values at `path` the user named (as `namings`: a value they wrote, of 3 characters or
-    more, or one whose record holds a word they wrote). A record's value may equal a candidate
-    without being it (1 and True): `named_view` flags the candidates themselves."""
-    said = written(state, entry)
+    more, or one whose record holds a word they wrote; `said` is `written`, every value of it that
+    long). A record's value may equal a candidate without being it (1 and True): `named_view`
+    flags the candidates themselves."""
     first = cands.first
     if len(first) < len(said):  # the same set, walking the smaller side
-        keys = {k for k in first if k in said and len(k) >= 3}
+        keys = {k for k in first if k in said}
     else:
-        keys = {k for k in said if k in first and len(k) >= 3}
+        keys = {k for k in said if k in first}
     prefix = list_prefix(path)
     if prefix is not None:
-        hits = element_hits(state, entry, prefix)
+        hits = element_hits(state, entry, prefix, said)
         if hits:
             by_element = _keys_by_element(entry, path, prefix)
             for element in hits:
