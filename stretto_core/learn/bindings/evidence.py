@@ -29,6 +29,7 @@ it in bulk, to the same counts.
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 from stretto_core.learn.bindings.model import (ALIGNED, DEFAULT_OPTIONS, FREE, START_SITE, ArgCounts, BindingCounts,
@@ -197,7 +198,9 @@ def _evidence_list(counts: ArgCounts, state: ToolState, tool: str, arg: str,
 
 
 def _see_constant(counts: ArgCounts, state: ToolState, value: Any) -> None:
-    counts.see_constant(json.dumps(value, sort_keys=True, default=str, separators=(",", ":")))
+    # a string's JSON is what `json.dumps` makes of it, without the encoder's set-up
+    counts.see_constant(encode_basestring_ascii(value) if type(value) is str
+                        else json.dumps(value, sort_keys=True, default=str, separators=(",", ":")))
     leaves = argument_leaves({"": value})
     keys = [normalize(v) for v in leaves]
     if any(k is not None and k in state.seen_values for k in keys):
