@@ -123,3 +123,21 @@ def test_the_users_text_answers_as_a_scan_of_every_message_kept(limit):
             for whole in (True, False):
                 assert text.latest(probe, whole) == naive_latest(kept, text.dropped, probe, whole)
     assert (text.dropped > 0) == (limit is not None)
+
+
+@pytest.mark.parametrize("limit", [None, 120])
+def test_the_latest_place_of_a_word_is_found_as_a_scan_of_each_message_finds_it(limit):
+    """Messages of a tiny alphabet, line breaks inside them: words straddle two messages or sit
+    inside longer words often, and the backward search of the whole text must skip those."""
+    rng = random.Random(11)
+    text, said, straddled = UserText(limit, filter_from=64), [], 0
+    for _ in range(300):
+        message = "".join(rng.choice("ab a\n") for _ in range(rng.randint(1, 12)))
+        text.add(message)
+        said.append(message)
+        kept = said[text.dropped:]
+        for probe in ("a", "ab", "ba", "a b", "b\na", "aa", "\n", "b a\nb"):
+            straddled += probe in "\n".join(kept) and not any(probe in m for m in kept)
+            for whole in (True, False):
+                assert text.latest(probe, whole) == naive_latest(kept, text.dropped, probe, whole)
+    assert straddled > 50  # the case the search must tell apart was met

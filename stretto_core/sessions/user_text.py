@@ -20,6 +20,7 @@ messages keep their numbers (`count`, `dropped`), so what was cached by number s
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Iterable, Iterator
 
 GRAM = 3
@@ -39,11 +40,16 @@ def find_word(text: str, word: str) -> int:
     """The first place `word` occurs in `text` as a whole word (not inside a longer one), or -1."""
     start = text.find(word)
     while start >= 0:
-        end = start + len(word)
-        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+        if _whole_at(text, start, start + len(word)):
             return start
         start = text.find(word, start + 1)
     return -1
+
+
+def _whole_at(text: str, start: int, end: int) -> bool:
+    """`text[start:end]` is not inside a longer word (a message's edge in `UserText.text` is a
+    line break, so this holds there as in the message alone)."""
+    return (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
 
 
 class UserText:
@@ -151,14 +157,28 @@ class UserText:
         return found
 
     def _search(self, word: str, whole: bool, first: int) -> tuple[int, int] | None:
-        """The latest place of `word` among the messages numbered `first` and later."""
+        """The latest place of `word` among the messages numbered `first` and later: the last
+        occurrence in the text that lies in one message (and is a whole word there, when `whole`),
+        found by searching the text backwards at once, not message by message."""
         if first <= self.dropped and not self.contains(word):  # all of them: ask the filter first
             return None
-        for number, message in self._newest_first(first):
-            pos = find_word(message, word) if whole else message.find(word)
-            if pos >= 0:
-                return number, pos
-        return None
+        if not word:
+            return next(((number, 0) for number, _ in self._newest_first(first)), None)
+        text, starts, size = self.text, self._starts, len(word)
+        oldest = max(0, first - self.dropped)
+        if oldest >= len(starts):
+            return None
+        low, high = starts[oldest], len(text)
+        while True:
+            at = text.rfind(word, low, high)
+            if at < 0:
+                return None
+            i = bisect_right(starts, at) - 1
+            end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
+            if at + size <= end and (not whole or _whole_at(text, at, at + size)):
+                message = text[starts[i]:end]
+                return self.dropped + i, find_word(message, word) if whole else message.find(word)
+            high = at + size - 1  # an occurrence across two messages, or inside a longer word
 
     def _newest_first(self, first: int) -> Iterator[tuple[int, str]]:
         base = self.dropped
