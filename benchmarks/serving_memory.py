@@ -8,8 +8,10 @@ Learns a flow per τ² domain from the train split in STRETTO_DATA, then serves
   another in one session (each with its own user messages), then the same probe (the first
   `PROBE` test sessions, about 110 tool results); it measures the session's memory at its end,
   and, on the probe, the CPU time of each step of Algorithm 1 (a result observed, the agent's or
-  a lookup's, and the decision after it; lookups answered from the record): the same work,
-  after 10, 100 or 1,000 results.
+  a lookup's, and the decision after it; lookups answered from the record) after 10, 100 or
+  1,000 results: every step (`pair`), the probe's own tool results alone (`own`: the same
+  events at every length; the lookups after them differ with what the session passed before),
+  and the whole probe's CPU time.
 
 Each is run twice in one process: as a served session (`Engine.session()`: the bounded state)
 and with the full state (`served=False`, what replay keeps), and the decisions of the two must
@@ -65,17 +67,17 @@ def play(engine: Engine, events: list[Event], known: dict, served: bool, timed: 
     es = new_session(engine, served, manifest or MANIFESTS.get(id(engine)))
     agent_calls = {c.call_id for e in events if isinstance(e, LLMTurn) for c in e.calls}
     made: list[tuple[str, str, float]] = []
-    times: list[tuple[int, float, float]] = []
+    times: list[tuple[int, float, float, bool]] = []
     held = 0
     clock = time.process_time
 
-    def step(observe):
+    def step(observe, agent: bool = False):
         t0 = clock()
         observe()
         t1 = clock()
         decision = es.decide()
         if timed:
-            times.append((held, t1 - t0, clock() - t1))
+            times.append((held, t1 - t0, clock() - t1, agent))
         return decision
 
     for event in events:
@@ -83,7 +85,7 @@ def play(engine: Engine, events: list[Event], known: dict, served: bool, timed: 
             es.observe(event)
             continue
         held += 1
-        decision = step(lambda: es.observe(event))
+        decision = step(lambda: es.observe(event), agent=True)
         while decision is not None:
             content, error = known.get(call_key(decision.tool, decision.arguments), ("{}", False))
             lookup = None
@@ -170,13 +172,19 @@ def lengths_run(engine: Engine, test: list[Session], lengths: list[int], served:
         del kept
         _, made, times = play(engine, events, known, served, timed=True)
         tail = [t for t in times if t[0] > before]  # the probe
-        pair = [o + d for _, o, d in tail]
+        pair = [o + d for _, o, d, _ in tail]
+        # The same work at every length: each of the probe's own tool results observed and the
+        # decision after it (the lookups after that differ with what the session passed before).
+        agent = [o + d for _, o, d, own in tail if own]
         rows.append({"results": n, "results_before_probe": before, "probe_results": len(tail),
                      "kb": size / 1024, "lookups": len(made),
                      "pair_p50_ms": 1e3 * percentile(pair, 0.5), "pair_p99_ms": 1e3 * percentile(pair, 0.99),
-                     "observe_mean_ms": 1e3 * statistics.fmean(o for _, o, _ in tail),
-                     "decide_mean_ms": 1e3 * statistics.fmean(d for _, _, d in tail),
-                     "decide_p99_ms": 1e3 * percentile([d for _, _, d in tail], 0.99)})
+                     "agent_pair_p50_ms": 1e3 * percentile(agent, 0.5),
+                     "agent_pair_mean_ms": 1e3 * statistics.fmean(agent),
+                     "probe_cpu_ms": 1e3 * sum(pair),
+                     "observe_mean_ms": 1e3 * statistics.fmean(o for _, o, _, _ in tail),
+                     "decide_mean_ms": 1e3 * statistics.fmean(d for _, _, d, _ in tail),
+                     "decide_p99_ms": 1e3 * percentile([d for _, _, d, _ in tail], 0.99)})
     return rows
 
 
@@ -223,10 +231,12 @@ def main(argv: list[str] | None = None) -> int:
         part = summary[name]
         typical_kb = ", ".join(f"{d} {r['kb_per_session']:.1f}" for d, r in part["typical"].items())
         print(f"{name}: KB per τ² test session: {typical_kb}")
-        print(f"  {'results':>7} {'KB':>9} {'lookups':>8} {'pair p50':>9} {'pair p99':>9} {'obs mean':>9} {'dec p99':>8}  (ms, CPU)")
+        print(f"  {'results':>7} {'KB':>9} {'lookups':>8} {'pair p50':>9} {'pair p99':>9} {'obs mean':>9} {'dec p99':>8}"
+              f" {'own p50':>8} {'own mean':>8} {'probe':>7}  (ms, CPU)")
         for r in part["by_length"]:
             print(f"  {r['results']:7d} {r['kb']:9.1f} {r['lookups']:8d} {r['pair_p50_ms']:9.3f} {r['pair_p99_ms']:9.3f} "
-                  f"{r['observe_mean_ms']:9.3f} {r['decide_p99_ms']:8.3f}")
+                  f"{r['observe_mean_ms']:9.3f} {r['decide_p99_ms']:8.3f} {r['agent_pair_p50_ms']:8.3f} "
+                  f"{r['agent_pair_mean_ms']:8.3f} {r['probe_cpu_ms']:7.1f}")
     print(f"served and full states made the same {summary['lookups_compared']} lookups")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
