@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from stretto_core.evaluate.scripted import fixture_flow, load_fixture_episodes
 from stretto_core.serve.engine import KEPT_HISTORY, Engine, EngineConfig
 from stretto_core.serve.runtime import FlowRuntime
-from stretto_core.sessions.focus import Focus, index_focused
+from stretto_core.sessions.focus import Focus, holds_key, index_focused
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
 from stretto_core.sessions.state import call_key
 from stretto_core.sessions.user_text import UserText, find_word
@@ -94,7 +95,10 @@ def test_a_focused_index_holds_what_the_full_index_holds_at_the_focus_paths():
     for path in focused.by_path:
         assert focused.by_path[path] == full.by_path[path] and focused.keys[path] == full.keys[path]
         assert list(focused.records[path]) == full.records[path]
-    assert focused.keyish == {"mia_1", "80202", "#w123", "#w456", "1001", "1002"}
+    assert set(focused.keyish) == {"mia_1", "80202", "#w123", "#w456", "1001", "1002"}
+    assert all(holds_key(focused, k) for k in focused.keyish) and not holds_key(focused, "#w789")
+    many = index_focused(json.dumps({"ids": [f"#w{i:04d}" for i in range(100)]}), None, None)
+    assert isinstance(many.keyish, frozenset) and holds_key(many, "#w0099") and not holds_key(many, "#w0100")
     assert index_focused(text, None, None).by_path == {}
 
 

@@ -28,6 +28,10 @@ LIST_MARK = "[*]"
 
 _ASCII_DIGIT = re.compile("[0-9]")
 
+FEW_KEYISH = 32
+"""A result's key-like values are kept as a tuple up to this many (a set's table costs several
+times a tuple's; looking through a few is as quick as hashing)."""
+
 MAX_PATHS_CACHED = 65536
 """A focus remembers its answer for at most this many distinct paths (then starts afresh)."""
 
@@ -125,7 +129,9 @@ class FocusedIndex(ValueIndex):
     `keys` answers), and so does the memory of a key per path.
     """
 
-    keyish: frozenset[str] = frozenset()
+    keyish: frozenset[str] | tuple[str, ...] = frozenset()
+    """Every key-like value of the whole result: a tuple when there are few (`FEW_KEYISH`; in
+    the frozenset's order), else a frozenset."""
     all_keys: tuple[str, ...] = ()
     """Every key at the focus paths, each once."""
 
@@ -214,6 +220,7 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             idx.by_path[path], idx.keys[path] = bucket, [normalize(v) or "" for v in bucket]
         else:
             idx.by_path[path], idx.keys[path] = list(values), list(values.values())
-    idx.keyish = frozenset(keyish)
+    held = frozenset(keyish)
+    idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
     idx.all_keys = tuple(every)
     return idx

@@ -305,9 +305,11 @@ def _holds_given(state: ToolState, read: ResultEntry, listing: ResultEntry) -> b
     cached = read.cache.get(tag)
     if cached is not None and cached[0] == version:
         return cached[1]
-    keyish = read.cache.get("keyish")
-    if keyish is None:
-        keyish = read.cache["keyish"] = list(keyish_keys(read.index))
+    keyish = keyish_keys(read.index)
+    if not isinstance(keyish, (tuple, frozenset)):  # made afresh at each call: kept
+        keyish = read.cache.get("keyish")
+        if keyish is None:
+            keyish = read.cache["keyish"] = list(keyish_keys(read.index))
     user, held = state.user, listing.index
     answer = any((k in state.given or user.in_text(k)) and not holds_key(held, k) for k in keyish)
     read.cache[tag] = (version, answer)
