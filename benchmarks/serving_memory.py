@@ -11,7 +11,8 @@ Learns a flow per τ² domain from the train split in STRETTO_DATA, then serves
   a lookup's, and the decision after it; lookups answered from the record) after 10, 100 or
   1,000 results: every step (`pair`), the probe's own tool results alone (`own`: the same
   events at every length; the lookups after them differ with what the session passed before),
-  and the whole probe's CPU time.
+  and the whole probe's CPU time. Each length's probe is timed `ROUNDS` times, the lengths taking
+  turns, each step keeping its quickest time (the machine's other jobs then weigh on no length).
 
 Each is run twice in one process: as a served session (`Engine.session()`: the bounded state)
 and with the full state (`served=False`, what replay keeps), and the decisions of the two must
@@ -135,15 +136,12 @@ def held_bytes(build) -> tuple[int, object]:
     """Bytes still allocated after `build()` returns what it keeps (after a collection); indexes
     shared between sessions (identical results) are counted once, with the sessions, and the
     process-wide caches' other entries (at most `INDEX_CACHE` indexes) are not counted."""
-    clear = getattr(state_module, "clear_index_caches", None)
-    if clear is not None:
-        clear()
+    clear_index_caches()
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     kept = build()
-    if clear is not None:
-        clear()  # what the sessions hold of the shared indexes stays, counted; the caches' rest goes
+    clear_index_caches()  # what the sessions hold of the shared indexes stays, counted; the caches' rest goes
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
@@ -163,21 +161,38 @@ def typical(engines: dict, tests: dict, served: bool) -> dict:
     return rows
 
 
-def lengths_run(engine: Engine, test: list[Session], lengths: list[int], served: bool) -> list[dict]:
-    rows = []
+ROUNDS = 3
+"""Each length's probe is timed this many times, the lengths taking turns, and each step keeps its
+quickest time: on a machine shared with other jobs, the same work then compares across lengths."""
+
+
+def lengths_run(engine: Engine, test: list[Session], lengths: list[int], served: bool,
+                rounds: int = ROUNDS) -> list[dict]:
+    played, sizes = {}, {}
     for n in lengths:
         events, known, before = long_session(test, n)
         play(engine, events, known, served)  # warm
         size, kept = held_bytes(lambda: play(engine, events, known, served)[0])
         del kept
-        _, made, times = play(engine, events, known, served, timed=True)
-        tail = [t for t in times if t[0] > before]  # the probe
+        played[n], sizes[n] = (events, known, before), size
+    timed: dict[int, list] = {n: [] for n in lengths}
+    for _ in range(rounds):
+        for n in lengths:
+            events, known, _ = played[n]
+            clear_index_caches()  # no result indexed already (by the previous length's probe)
+            timed[n].append(play(engine, events, known, served, timed=True))
+    rows = []
+    for n in lengths:
+        before = played[n][2]
+        made = timed[n][0][1]
+        runs = [[t for t in times if t[0] > before] for _, _, times in timed[n]]  # the probe, each round
+        tail = [min(steps, key=lambda t: t[1] + t[2]) for steps in zip(*runs)]  # each step's quickest
         pair = [o + d for _, o, d, _ in tail]
         # The same work at every length: each of the probe's own tool results observed and the
         # decision after it (the lookups after that differ with what the session passed before).
         agent = [o + d for _, o, d, own in tail if own]
         rows.append({"results": n, "results_before_probe": before, "probe_results": len(tail),
-                     "kb": size / 1024, "lookups": len(made),
+                     "kb": sizes[n] / 1024, "lookups": len(made), "rounds": rounds,
                      "pair_p50_ms": 1e3 * percentile(pair, 0.5), "pair_p99_ms": 1e3 * percentile(pair, 0.99),
                      "agent_pair_p50_ms": 1e3 * percentile(agent, 0.5),
                      "agent_pair_mean_ms": 1e3 * statistics.fmean(agent),
@@ -186,6 +201,12 @@ def lengths_run(engine: Engine, test: list[Session], lengths: list[int], served:
                      "decide_mean_ms": 1e3 * statistics.fmean(d for _, _, d, _ in tail),
                      "decide_p99_ms": 1e3 * percentile([d for _, _, d, _ in tail], 0.99)})
     return rows
+
+
+def clear_index_caches() -> None:
+    clear = getattr(state_module, "clear_index_caches", None)
+    if clear is not None:
+        clear()
 
 
 def same_decisions(engines: dict, tests: dict, test: list[Session], lengths: list[int]) -> int:
