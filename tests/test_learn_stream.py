@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
 
 from stretto_core.cli import main
 from stretto_core.flow.ir import learn, load_flow, merge
-from stretto_core.flow.stream import choose, count_files, learn_chosen, shards
+from stretto_core.flow.stream import (YOUNG_COLLECTION_AFTER, choose, count_files, fewer_collections, learn_chosen,
+                                      shards)
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.splits import split_of
@@ -84,3 +86,28 @@ def test_learning_on_two_dask_workers_writes_the_same_flow_as_one_process(store:
                  "--out", str(tmp_path / "dask.flow.json")]) == 0
     assert "on 2 dask workers" in capsys.readouterr().out
     assert (tmp_path / "dask.flow.json").read_bytes() == (tmp_path / "here.flow.json").read_bytes()
+
+
+def test_counting_json_sessions_leaves_no_reference_cycle_for_the_collector(store: Path) -> None:
+    """Why counting may slow the collector (`fewer_collections`): what it frees, reference
+    counting frees. τ² sessions counted with the collector off leave nothing for it to find."""
+    files = choose([str(store / "retail")], "train")
+    gc.collect()
+    gc.disable()
+    try:
+        flow = count_files(files.files, files.manifest, progress=False)
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert flow.provenance.sources[0].sessions == len(files.files) > 2
+    assert found == 0
+
+
+def test_the_collectors_pace_is_slowed_while_counting_and_restored_when_the_last_count_ends() -> None:
+    before = gc.get_threshold()
+    with fewer_collections():
+        assert gc.get_threshold()[0] >= YOUNG_COLLECTION_AFTER > before[0]
+        with fewer_collections():  # another count at the same time (a worker's threads)
+            pass
+        assert gc.get_threshold()[0] >= YOUNG_COLLECTION_AFTER
+    assert gc.get_threshold() == before

@@ -15,6 +15,7 @@ order, to the same bytes. `distributed.py` runs the shards on Dask (or Ray).
 from __future__ import annotations
 
 import gc
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
@@ -103,18 +104,38 @@ YOUNG_COLLECTION_AFTER = 50_000
 default: 700)."""
 
 
+@dataclass
+class _Pace:
+    """Counts running in this process (threads of a Dask worker, say), and the pace before the first."""
+
+    running: int = 0
+    before: tuple[int, ...] = ()
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_pace = _Pace()
+
+
 @contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Counting allocates millions of short-lived containers and makes no reference cycles (a
-    session's state is freed by reference counting as soon as it is dropped), so the collector's
-    default pace spends a quarter of the time walking the whole heap for nothing. Its pace is
-    slowed while counting, never stopped, and restored after."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], YOUNG_COLLECTION_AFTER), *before[1:])
+    """Counting allocates millions of short-lived containers and makes almost no reference cycles
+    (a session's state is freed by reference counting as soon as it is dropped; τ² sessions leave
+    none, a result parsed by `ast.literal_eval` a few closures), so the collector's default pace
+    spends a fifth of the time walking the heap for little. Its pace is slowed while counting,
+    never stopped (what cycles there are are still freed), and restored when the last count
+    running in the process ends."""
+    with _pace.lock:
+        if _pace.running == 0:
+            _pace.before = gc.get_threshold()
+            gc.set_threshold(max(_pace.before[0], YOUNG_COLLECTION_AFTER), *_pace.before[1:])
+        _pace.running += 1
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        with _pace.lock:
+            _pace.running -= 1
+            if _pace.running == 0:
+                gc.set_threshold(*_pace.before)
 
 
 Counter = Callable[[Sequence[str], str], Flow]
