@@ -52,7 +52,7 @@ class AgentTurn:
 Script = Generator["_Customer | _Act", "list[str] | None", None]
 
 
-def customer(index: int) -> tuple[Shop, "SupportAgent"]:
+def new_customer(index: int) -> tuple[Shop, "SupportAgent"]:
     """Customer `index`: a fresh copy of the shop, and the agent's conversation with them (its
     own seeded draw of who they are, which order, and how the agent walks the orders)."""
     shop = Shop.generate(random.Random(SHOP_SEED))

@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, Iterable
 
-from stretto_core.demo.agent import SupportAgent, customer
+from stretto_core.demo.agent import SupportAgent, new_customer
 from stretto_core.demo.shop import SHOP_APP, SHOP_MANIFEST, Shop
 from stretto_core.flow.ir import Flow
 from stretto_core.progress import track
@@ -29,7 +29,7 @@ def serve_customers(folder: Path, customers: Iterable[int], tag: str, flow: Flow
     stretto = Stretto(flow, manifest=SHOP_MANIFEST, store=folder, harness=HARNESS, agent_model="scripted",
                       app=SHOP_APP, theta=theta)
     for index in track(list(customers), desc, unit="customer"):
-        shop, agent = customer(index)
+        shop, agent = new_customer(index)
         live = stretto.session(f"demo-{tag}-{index:03d}", task_id=str(index))
         try:
             asyncio.run(_conversation(shop, agent, live))

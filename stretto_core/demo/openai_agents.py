@@ -5,13 +5,12 @@ model call asks it for its next turn, given the tool outputs the SDK put into th
 since its previous call (stretto's appended lookups included). The shop's tools are
 `FunctionTool`s reading the customer's shop from the run context. Each customer message is one
 `Runner.run` of one conversation (the next run's input is the last run's `to_input_list()` and
-the customer's message), and `session_key="customer"` makes the conversation one stretto session. stretto serves the
-agent as it serves any:
+the customer's message). stretto serves the agent as it serves any:
 
     agent = instrument(agent, flow=flow, manifest=SHOP_MANIFEST, session_key="customer")
 
-which records every session (harness `openai-agents`) and, given a flow, makes the lookups
-inside the tools' results. This module imports the SDK; `stretto demo` loads it only to run.
+which records each conversation (`session_key` names it in the run context) as one session of
+harness `openai-agents` and, given a flow, makes the lookups inside the tools' results. This module imports the SDK; `stretto demo` loads it only to run.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from agents import Agent, FunctionTool, RunConfig, Runner, __version__
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 from agents.usage import Usage as SDKUsage
 
-from stretto_core.demo.agent import SupportAgent, customer
+from stretto_core.demo.agent import SupportAgent, new_customer
 from stretto_core.demo.shop import SHOP_APP, SHOP_MANIFEST, Shop
 from stretto_core.flow.ir import Flow
 from stretto_core.progress import track
@@ -77,10 +76,13 @@ def erred(ctx: Any, output: Any) -> bool:
 
 
 def agent_model(agent: SupportAgent) -> ScriptedModel:
-    """The SDK's scripted model, each of whose steps is the agent's next turn."""
+    """The SDK's scripted model, each of whose steps is the agent's next turn. One step always
+    waits in its script: the agent, not a count of steps, says when the conversation is over."""
+    model = ScriptedModel([])
     seen: set[str] = set()
 
-    def respond(call: Any) -> ModelStep:
+    def step(call: Any) -> ModelStep:
+        model.enqueue(ModelStep.respond(step))
         new = []
         for item in call.input if isinstance(call.input, list) else ():
             if isinstance(item, dict) and item.get("type") == "function_call_output" \
@@ -93,12 +95,6 @@ def agent_model(agent: SupportAgent) -> ScriptedModel:
         usage = SDKUsage(requests=1, input_tokens=turn.usage.input_tokens or 0,
                          output_tokens=turn.usage.output_tokens or 0)
         return ModelStep(output=output, usage=usage)
-
-    model = ScriptedModel([])
-
-    def step(call: Any) -> ModelStep:
-        model.enqueue(ModelStep.respond(step))  # one step always waits: the agent says when it is done
-        return respond(call)
 
     model.enqueue(ModelStep.respond(step))
     return model
@@ -118,7 +114,7 @@ def serve_customers(folder: Path, customers: Iterable[int], tag: str, flow: Flow
                        session_key="customer", error_results=erred, theta=theta)
     try:
         for index in track(list(customers), desc, unit="customer"):
-            shop, brain = customer(index)
+            shop, brain = new_customer(index)
             asyncio.run(_conversation(agent, CustomerContext(f"demo-{tag}-{index:03d}", shop), brain))
     finally:
         runtime = runtime_of(agent)

@@ -33,26 +33,24 @@ SDK_MODULES = ("agents", "openai", "stretto_openai_agents")
 
 
 def load_harness(name: str | None = None) -> tuple[ModuleType, str | None]:
-    """The harness module to run the demo's agent in, and a note when the SDK asked for by
-    default is missing. `None`: the OpenAI Agents SDK when installed, else the built-in one."""
+    """The harness module to run the demo's agent in (`HARNESS`, `NAME`, `serve_customers`), and
+    a note when the default is not available. `None`: the OpenAI Agents SDK when installed, else
+    the built-in harness."""
     if name not in (None, *HARNESSES):
         raise StrettoError(f"--harness must be one of {', '.join(HARNESSES)}, not {name!r}")
-    if name != "builtin":
-        try:
-            openai_agents = importlib.import_module("stretto_core.demo.openai_agents")
-        except ImportError as exc:
-            if (exc.name or "").split(".")[0] not in SDK_MODULES:
-                raise
-            if name == "openai-agents":
-                raise StrettoError("--harness openai-agents: the OpenAI Agents SDK is not installed "
-                                   "(pip install \"stretto[openai-agents]\")") from exc
-            from stretto_core.demo import builtin
-
-            return builtin, SDK_MISSING
-        return openai_agents, None
     from stretto_core.demo import builtin
 
-    return builtin, None
+    if name == "builtin":
+        return builtin, None
+    try:
+        return importlib.import_module("stretto_core.demo.openai_agents"), None
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in SDK_MODULES:
+            raise
+        if name == "openai-agents":
+            raise StrettoError("--harness openai-agents: the OpenAI Agents SDK is not installed "
+                               "(pip install \"stretto[openai-agents]\")") from exc
+        return builtin, SDK_MISSING
 
 
 def demo(home: Path, sessions: int = 60, train: int = 40, theta: float = 0.3,
@@ -111,7 +109,7 @@ def render(numbers: dict[str, Any]) -> str:
 
     used = use["lookups"] - use["detours"]
     lines = [f"stretto recorded {numbers['sessions']} conversations of a scripted shop agent running in "
-             f"{numbers.get('harness_name', 'a harness')},",
+             f"{numbers['harness_name']},",
              f"learned a flow from the first {numbers['train']}, and served the other {held} customers again "
              "with it:", "",
              f"  {'':26}{'without stretto':>16}{'with stretto':>14}",
