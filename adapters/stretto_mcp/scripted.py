@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
+HOSTS = ("mcp", "openai-agents")
+"""The MCP clients a scripted episode can run on."""
+
+
 @dataclass(frozen=True)
 class ProxiedRun:
     session_id: str
@@ -81,10 +85,15 @@ async def run_episode(session: Any, flow: Path | None, store: Path, *, theta: fl
 
 
 def run_episodes(sessions: Sequence[Any], flow: Any | None, store: Path | None = None, *,
-                 theta: float = 0.3, mode: str = "legacy") -> list[ProxiedRun]:
-    """`run_episode` over several episodes; `flow` is a Flow, a path, or None (record only)."""
+                 theta: float = 0.3, mode: str = "legacy", host: str = "mcp") -> list[ProxiedRun]:
+    """`run_episode` over several episodes; `flow` is a Flow, a path, or None (record only).
+
+    `host` is the MCP client that drives the proxy: `mcp` (the `mcp` package's `Client`, in
+    protocol era `mode`) or `openai-agents` (the SDK's `MCPServerStdio`, `scripted_sdk.py`)."""
     from stretto_core import Flow, save_flow
 
+    if host not in HOSTS:
+        raise ValueError(f"unknown host {host!r}: one of {', '.join(HOSTS)}")
     with tempfile.TemporaryDirectory(prefix="stretto-proxy-e2e-") as tmp:
         path: Path | None = None
         if isinstance(flow, Flow):
@@ -93,4 +102,8 @@ def run_episodes(sessions: Sequence[Any], flow: Any | None, store: Path | None =
         elif flow is not None:
             path = Path(flow)
         folder = store or Path(tmp) / "sessions"
-        return [asyncio.run(run_episode(s, path, folder, theta=theta, mode=mode)) for s in sessions]
+        if host == "mcp":
+            return [asyncio.run(run_episode(s, path, folder, theta=theta, mode=mode)) for s in sessions]
+        from stretto_mcp import scripted_sdk
+
+        return [asyncio.run(scripted_sdk.run_episode(s, path, folder, theta=theta)) for s in sessions]
