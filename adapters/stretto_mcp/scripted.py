@@ -33,6 +33,18 @@ class ProxiedRun:
     """Results that came back with a lookups block."""
 
 
+def same_code_env() -> dict[str, str]:
+    """This environment, with PYTHONPATH leading to the stretto this process runs (a checkout's,
+    not an installed copy): MCP clients start a stdio server with only a few variables of their
+    own environment, so without it the proxy child may import another stretto."""
+    import stretto_core
+    import stretto_mcp
+
+    roots = [str(Path(module.__file__).resolve().parents[1]) for module in (stretto_core, stretto_mcp)]
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(roots + inherited))}
+
+
 def server_command(session: Any) -> list[str]:
     from stretto_core.evaluate.envs import split_app
 
@@ -69,7 +81,7 @@ async def run_episode(session: Any, flow: Path | None, store: Path, *, theta: fl
     player = EpisodePlayer(session)
     command = proxy_command(server_command(session), flow, store, theta)
     appended = 0
-    async with Client(StdioServerParameters(command=command[0], args=command[1:]), mode=mode) as client:
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], env=same_code_env()), mode=mode) as client:
         await client.list_tools()
         for _segment in player.segments():
             outputs: list[str] = []

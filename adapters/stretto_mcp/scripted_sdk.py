@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from stretto_mcp.scripted import ProxiedRun, proxy_command, server_command
+from stretto_mcp.scripted import ProxiedRun, proxy_command, same_code_env, server_command
 
 
 def _appended(agent_input: Any) -> int:
@@ -38,7 +38,7 @@ async def run_episode(session: Any, flow: Path | None, store: Path, *, theta: fl
     set_tracing_disabled(True)
     player = EpisodePlayer(session)
     command = proxy_command(server_command(session), flow, store, theta)
-    server = MCPServerStdio(params={"command": command[0], "args": command[1:]}, cache_tools_list=True,
+    server = MCPServerStdio(params={"command": command[0], "args": command[1:], "env": same_code_env()}, cache_tools_list=True,
                             name="tau2-through-stretto", client_session_timeout_seconds=120)
     model = player_model(player)
     history = SQLiteSession(session.header.session_id)

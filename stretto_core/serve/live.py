@@ -30,7 +30,8 @@ from stretto_core.paths import stretto_home
 from stretto_core.sessions.recorder import SessionRecorder
 from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
 from stretto_core.serve.results import fenced_appendix, is_error_result, new_fence, result_text
-from stretto_core.sessions.model import Lookup, LLMTurn, SessionHeader, ToolCall, ToolResult, Usage, UserMessage, parse_json_content
+from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, ToolCall, ToolResult,
+                                        Usage, UserMessage, parse_json_content)
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
 
 log = logging.getLogger("stretto")
@@ -129,6 +130,8 @@ class LiveSession:
                                    app=owner.app, manifest=live if live.tools else None,
                                    task_id=task_id, labels=labels)
             self.recorder = SessionRecorder(owner.store, header)
+            if self.engine_session is not None:
+                self.engine_session.note_refusals = True
 
     # -- what the SDK shows ------------------------------------------------------------------
     def user(self, text: str) -> None:
@@ -149,6 +152,11 @@ class LiveSession:
         self.tools = self.owner._live_manifest(tools)
         if self.engine_session is not None and self.owner.engine is not None:
             self.engine_session.guard = self.owner.engine.guard_for(self.tools)
+
+    def refused(self, tool: str, reason: RefusalReason, detail: str = "", *, lifted: bool | None = None) -> None:
+        """A guard outside the engine (a proxy's listing) stops, or again allows, lookups of `tool`:
+        the recorded session says so, as a `refusal` event."""
+        self._event(Refusal(tool=tool, reason=reason, detail=detail, lifted=lifted))
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
                          call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
@@ -221,6 +229,9 @@ class LiveSession:
             self.lookups.append(lookup)
             if not lookup.error:
                 self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
+        if self.engine_session is not None:
+            for refusal in self.engine_session.take_refusals():
+                self._event(refusal.model_copy(update={"after_call_id": result.call_id}))
         return text
 
     def _seen(self, event: UserMessage | LLMTurn) -> None:
