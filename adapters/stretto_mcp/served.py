@@ -122,12 +122,18 @@ class Served:
     async def after_call(self, call_id: str, tool: str, arguments: dict[str, Any],
                          result: dict[str, Any], call_tool: CallTool) -> dict[str, Any]:
         """Record the host's result, make the flow's lookups, and return the result to send."""
+        appendix = await self.appendix_after(call_id, tool, arguments, result, call_tool)
+        return with_appendix(result, appendix) if appendix else result
+
+    async def appendix_after(self, call_id: str, tool: str, arguments: dict[str, Any],
+                             result: dict[str, Any], call_tool: CallTool) -> str:
+        """Record the host's result and make the flow's lookups; the text to append ("" for none)."""
         live = self._session()
         self._announce(live, call_id)
         text, error = result_as_text(result)
         appendix = await live.after_tool(call_id, tool, arguments, text, call_tool, error=error)
         self.turns.finished(call_id)
-        return with_appendix(result, appendix) if appendix else result
+        return appendix
 
     def unanswered(self, call_id: str) -> None:
         """A call that got no result (cancelled, failed, the server gone): its turn is still recorded."""
