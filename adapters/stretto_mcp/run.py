@@ -125,6 +125,7 @@ def configure_logging(level: str) -> None:
 def run_proxy(config: ProxyConfig) -> int:
     """The blocking entry point: configure stderr logging and serve."""
     configure_logging(config.log_level)
+    _fast_event_loop()
     try:
         return asyncio.run(serve(config))
     except KeyboardInterrupt:
@@ -132,6 +133,29 @@ def run_proxy(config: ProxyConfig) -> int:
     except Exception:  # noqa: BLE001 - a bug of the proxy: say so, with the traceback, on stderr
         log.exception("stretto proxy: internal error")
         return 1
+
+
+def _fast_event_loop() -> None:
+    """uvloop's event loop where it is installed (`stretto[fast]`): about half the proxy's CPU
+    per forwarded message (`benchmarks/proxy_latency.py`); asyncio's own loop otherwise.
+    `STRETTO_PROXY_LOOP=asyncio` keeps asyncio's loop. Only where stdin and stdout are pipes or
+    sockets, as a host starts the proxy: uvloop aborts on a regular file as stdin."""
+    import os
+    import stat
+
+    if os.environ.get("STRETTO_PROXY_LOOP", "").lower() == "asyncio":
+        return
+    try:
+        modes = [os.fstat(fd).st_mode for fd in (0, 1)]
+    except OSError:
+        return
+    if not all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) for mode in modes):
+        return
+    try:
+        import uvloop
+    except ImportError:
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
 def split_names(value: str | None) -> list[str]:
