@@ -16,7 +16,6 @@ import logging
 from typing import Any, Iterable
 
 from stretto_core import Flow, ToolKind, ToolManifest, contract_still_holds, manifest_from_mcp_tools
-from stretto_core.sessions.model import RefusalReason
 
 log = logging.getLogger("stretto.proxy")
 
@@ -76,8 +75,9 @@ class Listing:
         refusal = self.refusal(name)
         return None if refusal is None else refusal[1]
 
-    def refusal(self, name: str) -> tuple[RefusalReason, str] | None:
-        """`why_not` with the reason's code (a session's `refusal` event carries both)."""
+    def refusal(self, name: str) -> tuple[str, str] | None:
+        """`why_not` with the reason's code (a session's `refusal` event carries both; the codes are
+        `Refusal.reason`'s, docs/formats.md)."""
         if name not in self.tools:
             return "unlisted", ("the server no longer lists it" if name in self.pinned else "the server does not list it")
         tool = self.tools[name]
@@ -116,7 +116,7 @@ class Listing:
         """For each read of the flow the proxy will not look up: why (for the log and the header)."""
         return {name: text for name, (_, text) in self.coded_refusals().items()}
 
-    def coded_refusals(self) -> dict[str, tuple[RefusalReason, str]]:
+    def coded_refusals(self) -> dict[str, tuple[str, str]]:
         """`refusals` with each reason's code (for the session's `refusal` events)."""
         names = set(self.flow_manifest.reads()) if self.flow_manifest is not None else set(self.ever_read)
         out = {}

@@ -17,7 +17,6 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from stretto_core import LiveSession, Stretto, ToolCall, result_text
-from stretto_core.sessions.model import RefusalReason
 from stretto_mcp.listing import Listing
 from stretto_mcp.turns import TurnInference
 
@@ -62,7 +61,7 @@ class Served:
         self.labels = dict(labels or {})
         self.live: LiveSession | None = None
         self._ids: dict[str, int] = {}
-        self._refused: dict[str, tuple[RefusalReason, str]] = {}  # tool -> (code, why) as last recorded
+        self._refused: dict[str, tuple[str, str]] = {}  # tool -> (code, why) as last recorded
 
     def call_id(self, request_id: Any) -> str:
         """A session-unique call id from a JSON-RPC id (a host may reuse ids once answered)."""

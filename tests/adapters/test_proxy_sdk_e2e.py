@@ -1,6 +1,7 @@
 """An agent SDK's own MCP client through the proxy: the OpenAI Agents SDK's `MCPServerStdio`,
 a scripted model, τ² retail's real environment behind `stretto proxy`. The SDK's model makes
-exactly the LLM turns `stretto replay --env` counts on the same episodes, without and with the flow."""
+exactly the LLM turns `stretto replay --env` counts on the same episodes as a proxy sees them (no
+user words, no replies: `sessions.views`), without and with the flow."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def test_the_openai_agents_sdk_through_the_proxy_makes_the_turns_replay_counts(t
 
     sessions = load_fixture_episodes("tau2/retail", split="test")
     flow = fixture_flow("tau2/retail")
-    without, with_flow = replay_turns(flow, sessions)
+    without, with_flow = replay_turns(flow, sessions, proxy_view=True)  # what a proxy sees
     plain = run_episodes(sessions, None, tmp_path / "plain", host="openai-agents")
     served = run_episodes(sessions, flow, tmp_path / "served", host="openai-agents")
     assert [r.llm_turns for r in plain] == [r.recorded_turns for r in plain]
