@@ -136,26 +136,23 @@ def run_proxy(config: ProxyConfig) -> int:
 
 
 def _fast_event_loop() -> None:
-    """uvloop's event loop where it is installed (`stretto[fast]`): about half the proxy's CPU
-    per forwarded message (`benchmarks/proxy_latency.py`); asyncio's own loop otherwise.
-    `STRETTO_PROXY_LOOP=asyncio` keeps asyncio's loop. Only where stdin and stdout are pipes or
+    """uvloop's event loop when asked for (`STRETTO_PROXY_LOOP=uvloop`) and installed: about a
+    quarter less CPU per forwarded ping, within the noise on a recorded call
+    (`benchmarks/proxy_latency.py` measures both). Only where stdin and stdout are pipes or
     sockets, as a host starts the proxy: uvloop aborts on a regular file as stdin."""
     import os
     import stat
 
-    if os.environ.get("STRETTO_PROXY_LOOP", "").lower() == "asyncio":
+    if os.environ.get("STRETTO_PROXY_LOOP", "").lower() != "uvloop":
         return
     try:
         modes = [os.fstat(fd).st_mode for fd in (0, 1)]
-    except OSError:
-        return
-    if not all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) for mode in modes):
-        return
-    try:
         import uvloop
-    except ImportError:
+    except (OSError, ImportError):
+        log.warning("stretto proxy: STRETTO_PROXY_LOOP=uvloop, but uvloop is not installed; asyncio's loop it is")
         return
-    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    if all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) for mode in modes):
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
 def split_names(value: str | None) -> list[str]:
