@@ -102,6 +102,8 @@ class StrettoMiddleware(Middleware):
         if _LOOKING_UP.get() or ctx is None:
             return await call_next(context)
         served = self._served(ctx)
+        if not served.listing.known:  # the session opens knowing the tools, whatever this call does
+            await self._relist(ctx.fastmcp, served)
         name, arguments = context.message.name, dict(context.message.arguments or {})
         call_id = served.call_id(next(self._ids))
         served.arrived(call_id, name, arguments)

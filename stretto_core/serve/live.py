@@ -119,19 +119,18 @@ class LiveSession:
         self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._tlock = threading.Lock()
         self.engine_session: EngineSession | None = None
-        if owner.engine is not None:
-            if live.reads():
-                self.engine_session = owner.engine.session(live_manifest=live)
-            else:
-                owner._warn_no_authority()
+        self._stopped = False  # serving stopped for good: an event broke the engine's state
         self.recorder: SessionRecorder | None = None
         if owner.store is not None:
             header = SessionHeader(session_id=session_id, harness=owner.harness, agent_model=agent_model,
                                    app=owner.app, manifest=live if live.tools else None,
                                    task_id=task_id, labels=labels)
             self.recorder = SessionRecorder(owner.store, header)
-            if self.engine_session is not None:
-                self.engine_session.note_refusals = True
+        if owner.engine is not None:
+            if live.reads():
+                self._start_serving()
+            else:
+                owner._warn_no_authority()
 
     # -- what the SDK shows ------------------------------------------------------------------
     def user(self, text: str) -> None:
@@ -152,6 +151,13 @@ class LiveSession:
         self.tools = self.owner._live_manifest(tools)
         if self.engine_session is not None and self.owner.engine is not None:
             self.engine_session.guard = self.owner.engine.guard_for(self.tools)
+        elif self.owner.engine is not None and not self._stopped and self.tools.reads():
+            self._start_serving()  # the session opened before any tool was known to be a read
+
+    def _start_serving(self) -> None:
+        assert self.owner.engine is not None
+        self.engine_session = self.owner.engine.session(live_manifest=self.tools)
+        self.engine_session.note_refusals = self.recorder is not None
 
     def refused(self, tool: str, reason: RefusalReason, detail: str = "", *, lifted: bool | None = None) -> None:
         """A guard outside the engine (a proxy's listing) stops, or again allows, lookups of `tool`:
@@ -218,7 +224,7 @@ class LiveSession:
             except Exception as exc:  # noqa: BLE001 - untrusted text never breaks the agent's call
                 log.warning("stretto: could not take in the result of %s (%s); serving stops for "
                             "this session", tool, exc)
-                self.engine_session = None
+                self.engine_session, self._stopped = None, True
         return result
 
     def _finish(self, result: ToolResult, made: list[Lookup]) -> str:
@@ -242,7 +248,7 @@ class LiveSession:
                 self.engine_session.observe(event)
             except Exception as exc:  # noqa: BLE001
                 log.warning("stretto: could not take in an event (%s); serving stops for this session", exc)
-                self.engine_session = None
+                self.engine_session, self._stopped = None, True
 
     def _event(self, event: Any) -> None:
         if self.recorder is not None:

@@ -110,3 +110,17 @@ def test_a_changed_contract_mid_session_stops_its_lookups_and_the_session_says_w
     assert (refusal.tool, refusal.reason) == ("get_customer", "schema_changed")
     kinds = [e.kind for e in session.events]
     assert kinds.index("lookup") < kinds.index("refusal") < len(kinds) - 1
+
+
+def test_a_call_that_fails_reaches_the_client_as_its_error_and_the_session_goes_on(tmp_path: Path) -> None:
+    async def run() -> tuple[Any, list[str]]:
+        async with Client(shop(tmp_path), mode="legacy") as client:
+            failed = await client.call_tool("get_order", {})  # no order_id: FastMCP refuses the call
+            return failed, texts(await client.call_tool("get_order", {"order_id": "O2"}))
+
+    failed, after = anyio.run(run)
+    assert failed.is_error and "order_id" in texts(failed)[0]
+    assert len(after) == 2 and '"tier": "silver"' in after[1]
+    [session] = read_session_files(tmp_path / "s")
+    turns = [e for e in session.events if e.kind == "llm_turn"]
+    assert [t.calls[0].arguments for t in turns] == [{}, {"order_id": "O2"}]
