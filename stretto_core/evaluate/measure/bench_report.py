@@ -186,6 +186,7 @@ def _table3b(rows: Sequence[SpeculatorComparison]) -> str:
                 "Detours / episode (use / next)": (f"{c.b.detours_per_episode.point or 0:.2f} / "
                                                    f"{c.a.detours_per_episode.point or 0:.2f}"),
                 "Lookups (use / next)": f"{c.b.lookups:,} / {c.a.lookups:,}",
+                "Transient (use / next)": f"{c.b.transient:,} / {c.a.transient:,}",
                 "Share of ceiling (use / next)": (f"{pct(c.b.ceiling_share.point)} / {pct(c.a.ceiling_share.point)}")}
 
     lines = [line(c) for c in rows]
