@@ -29,6 +29,7 @@ from stretto_core.sessions.state import ToolState
 from stretto_core.sessions.store import load_sessions
 from stretto_core.sessions.turns import TurnClass, classify_turns
 from test_replay_fakes import MANIFEST, Script, Shop, shop_flow
+from test_safety_property import _AnyBinding, _RecklessModel
 
 EMAIL = {"email": "ann@x.org"}
 USER = {"user_id": "u1"}
@@ -144,35 +145,21 @@ def test_learning_and_serving_state_let_a_reach_pass_a_pure_tool() -> None:
     assert state.writes == 1
 
 
-class WantsEverything:
+class WantsEverything(_RecklessModel):
     """A flow that wants every tool of its manifest after every step, with certainty."""
 
     def __init__(self, manifest: ToolManifest, arguments: dict[str, Any] | None = None) -> None:
-        self.manifest = manifest
+        super().__init__(manifest)
         self.arguments = arguments or {}
 
     def read_tools(self) -> Sequence[str]:
         return sorted(self.manifest.tools)
 
-    def reach(self, history: Sequence[str], tool: str) -> float:
-        return 1.0
-
     def next_step(self, history: Sequence[str]) -> dict[str, float]:
         return {t: 1.0 for t in self.manifest.tools}
 
-    def bind(self, tool: str, state: Any, site: str):
-        from test_safety_property import _AnyBinding
-
+    def bind(self, tool: str, state: Any, site: str) -> _AnyBinding:
         return _AnyBinding(dict(self.arguments), 1.0, [])
-
-    def threshold(self, site: str, default: float) -> float:
-        return default
-
-    def step_symbol(self, tool: str, error: bool, content: str, parsed: Any) -> str:
-        return f"{tool}/{'failed' if error else 'ok'}/0"
-
-    def reply_symbol(self, answered: bool = True) -> str:
-        return "reply/answered/0"
 
 
 def test_a_pure_tool_is_never_looked_up_even_by_a_flow_that_wants_it() -> None:
