@@ -317,7 +317,8 @@ def render_readme(r: BenchResults) -> str:
               render_cross_harness(r.cross_harness), PAPER["harness"],
               "## Ablation: what each part buys",
               "`stretto ablate` as a stage of the bench: per domain where the speculator made lookups, each variant "
-              "(`stretto_core/evaluate/variants.py`) takes one part of the estimators away and replays the same test "
+              "(`stretto_core/evaluate/variants.py`) takes one part of the estimators away (result features, no part of "
+              "the default speculator, are left to `stretto ablate --variants features`) and replays the same test "
               "episodes from the record at θ = 0.3, each test agent's flow learned from the same train sessions as "
               "Table 3's (the variants that learn as `full` does share its flow). Δ: variant − full, paired over "
               "tasks, 95% intervals. ECE: the variant's own score over the lookups it weighed. Utility is priced at "
