@@ -102,8 +102,9 @@ class Engine:
                              served=self.config.served if served is None else served)
 
     def guard_for(self, live_manifest: ToolManifest) -> Guard:
-        """The guard of a session whose server lists `live_manifest` (narrowed by the config's)."""
-        live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
+        """The guard of a session whose server lists `live_manifest`, narrowed by the config's: a
+        tool the session's server does not list is never looked up, whatever the config says."""
+        live = live_manifest if self.config.live_manifest is None else live_manifest.narrowed(self.config.live_manifest)
         return Guard(self.model.manifest, live, self.config.allow)
 
     def warn_no_authority(self) -> None:

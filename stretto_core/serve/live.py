@@ -214,7 +214,7 @@ class LiveSession:
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)
         repeats = self._outstanding.pop(key, None)
-        if not self.tools.is_read(tool):
+        if self.tools.ends_reach(tool):
             self._outstanding.clear()  # a write (or a tool of unknown kind) ends every lookup's reach
         result = ToolResult(call_id=call_id, tool=tool, content=content,
                             parsed=parse_json_content(content), error=failed, repeats=repeats)
