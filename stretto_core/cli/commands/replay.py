@@ -23,6 +23,11 @@ class Policy(str, Enum):
     next = "next"
 
 
+class View(str, Enum):
+    agent = "agent"
+    proxy = "proxy"
+
+
 def replay(
     flow: Path = typer.Option(..., "--flow", help="The flow file to serve lookups with."),
     sessions: List[Path] = typer.Option(..., "--sessions", help="Session files, or folders searched for *.jsonl "
@@ -42,17 +47,20 @@ def replay(
                                             "when there are many episodes)."),
     strict_stand_ins: bool = typer.Option(False, "--strict-stand-ins", help="From the record: a lookup bound from "
                                           "another call's stand-in result never answers a call."),
+    view: View = typer.Option(View.agent, "--view", help="agent: each episode as the agent saw it; proxy: as an "
+                              "MCP proxy sees it (no user words, no replies), what `stretto proxy` can save."),
 ) -> None:
     """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
     output_path(json_out, "replay")
     frozen = load_split_file(split_file) if split_file else None
     model = load_flow_model(flow)  # a bad flow is reported before any session is read
-    episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
+    episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest),
+                             view=view.value)
     if not episodes:
         raise StrettoError(f"no sessions to replay in {', '.join(map(str, sessions))} (check --sessions and --split)")
     options = ReplayOptions(theta=theta, policy=policy.value, env=env, weigh=weigh, processes=processes,
                             flow=str(flow), split=None if split == "all" else split,
-                            strict_stand_ins=strict_stand_ins)
+                            strict_stand_ins=strict_stand_ins, view=view.value)
     result = replay_sessions(model, episodes, options)
     typer.echo(render_summary(result))
     save_replay(result, json_out)

@@ -28,8 +28,12 @@ from stretto_core.sessions.failures import is_failure, is_transient_failure
 from stretto_core.sessions.state import call_key
 from stretto_core.sessions.turns import TurnClass, classify_turns
 from stretto_core.sessions.values import TextResult, parse_result
+from stretto_core.sessions.views import as_seen_by_a_proxy
 
 log = logging.getLogger("stretto.replay")
+
+VIEWS = ("agent", "proxy")
+"""Whose view of a session a replay can take: the agent's (everything), or an MCP proxy's."""
 
 CHARS_PER_TOKEN = 4
 """Tokens are counted as characters over four (Appendix B), for calls, results and lookups."""
@@ -108,6 +112,13 @@ class PreparedEpisode:
     ceiling_turns: int = 0
     input_tokens: int | None = None
     problems: list[str] = field(default_factory=list)
+    own_llm_turns: int | None = None
+    """The episode's own count of LLM turns where this is a view of it that holds fewer (a proxy's)."""
+
+    @property
+    def llm_turns(self) -> int:
+        """The episode's LLM turns, whatever view of it is replayed."""
+        return len(self.turns) if self.own_llm_turns is None else self.own_llm_turns
 
     @property
     def session_id(self) -> str:
@@ -168,13 +179,21 @@ class EpisodeError(StrettoError):
 
 
 def prepare_session(session: Session, manifest: ToolManifest | None = None,
-                    parse: bool = True) -> PreparedEpisode:
+                    parse: bool = True, view: str = "agent") -> PreparedEpisode:
     """Index a session for replay.
 
     `manifest` says which tools are reads and which end a lookup's reach; by default the
     session's own. `parse` fills in each result's `parsed` once (JSON, Python literal, YAML), so
-    that no replay parses it again; a result that is only text is left unparsed.
+    that no replay parses it again; a result that is only text is left unparsed. `view="proxy"`
+    indexes the session as a proxy between the agent and its tools sees it (`sessions.views`),
+    keeping the episode's own count of LLM turns.
     """
+    own_llm_turns = None
+    if view == "proxy":
+        own_llm_turns = len(session.llm_turns())
+        session = as_seen_by_a_proxy(session)
+    elif view != "agent":
+        raise StrettoError(f"replay view must be one of {', '.join(VIEWS)}, not {view!r}")
     man = manifest or session.header.manifest
     if man is None:
         raise EpisodeError(f"session {session.session_id}: no manifest in its header and none "
@@ -255,7 +274,7 @@ def prepare_session(session: Session, manifest: ToolManifest | None = None,
         agent_calls_by_key=by_key, agent_write_ticks=writes, turns_after_event=after,
         results_by_tool=results_by_tool, turn_at_event=turn_number, ceiling_turns=sum(1 for t in turns if t.ceiling),
         input_tokens=sum(reported) if reported else None,
-        problems=[f"session {session.session_id}: {p}" for p in problems])
+        problems=[f"session {session.session_id}: {p}" for p in problems], own_llm_turns=own_llm_turns)
 
 
 def transient_failures(calls: dict[str, CallInfo], events: Sequence[Event], writes: Sequence[Tick]) -> set[str]:
@@ -284,10 +303,10 @@ def transient_failures(calls: dict[str, CallInfo], events: Sequence[Event], writ
     return out
 
 
-def prepare_sessions(sessions: Sequence[Session | PreparedEpisode],
-                     manifest: ToolManifest | None = None) -> list[PreparedEpisode]:
-    """Index every session (those already prepared are kept as they are)."""
-    return [s if isinstance(s, PreparedEpisode) else prepare_session(s, manifest) for s in sessions]
+def prepare_sessions(sessions: Sequence[Session | PreparedEpisode], manifest: ToolManifest | None = None,
+                     view: str = "agent") -> list[PreparedEpisode]:
+    """Index every session in the view asked for (those already prepared are kept as they are)."""
+    return [s if isinstance(s, PreparedEpisode) else prepare_session(s, manifest, view=view) for s in sessions]
 
 
 def _parsed(result: ToolResult) -> ToolResult:

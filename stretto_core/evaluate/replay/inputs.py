@@ -23,13 +23,15 @@ from stretto_core.sessions.splits import SplitFile
 
 
 def load_episodes(paths: Sequence[str | Path], split: str = "all", split_file: SplitFile | None = None,
-                  manifests: Sequence[ToolManifest] = (), warn: TextIO | None = sys.stderr) -> list[PreparedEpisode]:
-    """Every session under the paths on the chosen side of the split, indexed for replay.
+                  manifests: Sequence[ToolManifest] = (), warn: TextIO | None = sys.stderr,
+                  view: str = "agent") -> list[PreparedEpisode]:
+    """Every session under the paths on the chosen side of the split, indexed for replay in a view
+    (`agent`, or `proxy`: as an MCP proxy sees it).
 
     A manifest given for a session's app wins over its header's; a session with neither is an
     InputError naming its file.
     """
-    return [prepare_session(session, manifest)
+    return [prepare_session(session, manifest, view=view)
             for session, manifest in sessions_with_manifests(paths, split, split_file, manifests, warn)]
 
 def load_flow_model(path: str | Path) -> FlowModel:

@@ -109,6 +109,7 @@ class ReplayConfig(_Row):
     split: str | None = None
     weigh: bool = False
     strict_stand_ins: bool = False
+    view: str = "agent"
 
 
 class ReplayResult(_Row):

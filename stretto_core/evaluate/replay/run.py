@@ -24,7 +24,7 @@ from stretto_core.evaluate.envs import EnvironmentUnavailable, has_environment
 from stretto_core.errors import StrettoError
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.evaluate.replay.env import EnvSource, OpenEnvironment
-from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_sessions
+from stretto_core.evaluate.replay.episode import VIEWS, PreparedEpisode, prepare_sessions
 from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.rows import ReplayConfig, ReplayResult
 from stretto_core.evaluate.replay.tally import EpisodeReplay, tally
@@ -67,16 +67,24 @@ class ReplayOptions:
     """How to build an episode's environment (default `envs.open_environment`)."""
     strict_stand_ins: bool = False
     """Record replay: a lookup bound from another call's stand-in never answers (`replay_record`)."""
+    view: str = "agent"
+    """Whose view of each session is replayed: `agent` (everything) or `proxy` (what an MCP proxy
+    between the agent and its tools sees: no user words, no replies; `sessions.views`). A proxy
+    view's LLM turns are still the episode's own, so its savings compare with the agent's.
+    Episodes given already prepared keep the view they were prepared in."""
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise StrettoError(f"replay policy must be one of {', '.join(POLICIES)}, not {self.policy!r}")
         if not 0.0 <= self.theta <= 1.0:
             raise StrettoError(f"replay threshold θ must be between 0 and 1, not {self.theta}")
+        if self.view not in VIEWS:
+            raise StrettoError(f"replay view must be one of {', '.join(VIEWS)}, not {self.view!r}")
 
     def config(self) -> ReplayConfig:
         return ReplayConfig(flow=self.flow, policy=self.policy, theta=self.theta, env=self.env,
-                            split=self.split, weigh=self.weigh, strict_stand_ins=self.strict_stand_ins)
+                            split=self.split, weigh=self.weigh, strict_stand_ins=self.strict_stand_ins,
+                            view=self.view)
 
 
 def build_engine(source: EngineSource, options: ReplayOptions) -> Engine:
@@ -114,7 +122,7 @@ def replay_sessions(source: EngineSource, sessions: Sequence[Session | PreparedE
                     options: ReplayOptions | None = None) -> ReplayResult:
     """Replay every episode; totals over them at the top level of the result, then the rows."""
     options = options or ReplayOptions()
-    episodes = prepare_sessions(_labelled_for_env(sessions, options), options.manifest)
+    episodes = prepare_sessions(_labelled_for_env(sessions, options), options.manifest, options.view)
     _check_environments(episodes, options)
     replays = _map_ordered(_ReplayAt(source, options), episodes, options.processes)
     return assemble(options, replays)
@@ -133,7 +141,7 @@ def replay_thetas(source: EngineSource, sessions: Sequence[Session | PreparedEpi
     order = sorted(set(float(t) for t in thetas))
     for theta in order:
         replace(options, theta=theta)  # validates each threshold before any work
-    episodes = prepare_sessions(_labelled_for_env(sessions, options), options.manifest)
+    episodes = prepare_sessions(_labelled_for_env(sessions, options), options.manifest, options.view)
     _check_environments(episodes, options)
     per_episode = _map_ordered(_SweepAt(source, options, tuple(order)), episodes, options.processes)
     return {theta: assemble(replace(options, theta=theta), [runs[i] for runs in per_episode])

@@ -52,7 +52,7 @@ def tally(walk: Walk, env_mismatches: int | None = None) -> EpisodeReplay:
     row = EpisodeRow(
         session_id=sid, task_id=task, agent=header.agent_model, app=header.app,
         harness=header.harness, trial=header.trial, reward=header.reward,
-        llm_turns=len(episode.turns), turns_saved=len(walk.saved_turns),
+        llm_turns=episode.llm_turns, turns_saved=len(walk.saved_turns),
         calls=sum(1 for c in episode.calls.values() if c.by_agent),
         calls_answered=len(walk.answered), ceiling_turns=episode.ceiling_turns,
         lookups=len(lookup_rows), used=used, detours=len(lookup_rows) - used - transient, transient=transient,

@@ -61,12 +61,7 @@ def replay_turns(flow: Flow, sessions: Sequence[Session], theta: float = 0.3, *,
     taken from the episodes' own count of LLM turns."""
     from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
     from stretto_core.serve.runtime import FlowRuntime
-    from stretto_core.sessions.views import as_seen_by_a_proxy
 
-    options = ReplayOptions(theta=theta, env=True, processes=1)
-    if not proxy_view:
-        result = replay_sessions(FlowRuntime(flow), list(sessions), options)
-        return result.llm_turns, result.llm_turns - result.turns_saved
-    without = sum(len(s.llm_turns()) for s in sessions)
-    seen = replay_sessions(FlowRuntime(flow), [as_seen_by_a_proxy(s) for s in sessions], options)
-    return without, without - seen.turns_saved
+    options = ReplayOptions(theta=theta, env=True, processes=1, view="proxy" if proxy_view else "agent")
+    result = replay_sessions(FlowRuntime(flow), list(sessions), options)
+    return result.llm_turns, result.llm_turns - result.turns_saved
