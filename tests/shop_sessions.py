@@ -6,11 +6,12 @@ import random
 from functools import lru_cache
 from pathlib import Path
 import tempfile
+from typing import Any
 
 from stretto_core.demo.builtin import serve_customers
 from stretto_core.demo.shop import SHOP_MANIFEST, SHOP_SEED, Shop
 from stretto_core.flow.ir import Flow, learn
-from stretto_core.sessions.model import Session
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
 from stretto_core.sessions.store import load_sessions
 
 MANIFEST = SHOP_MANIFEST
@@ -37,3 +38,17 @@ def shop_flow(train: int = 20) -> Flow:
 def shop_tools():
     """The shop's own tool function, `(tool, args) -> (text, error)`, on a fresh shop."""
     return Shop.generate(random.Random(SHOP_SEED)).call
+
+
+def serve_recorded(live: Any, session: Session, call_tool: Any) -> None:
+    """Feed a recorded session's events to a live session, as an adapter would, its lookups
+    answered by `call_tool`."""
+    calls = {c.call_id: c for c in session.agent_calls()}
+    for event in session.events:
+        if isinstance(event, UserMessage):
+            live.user(event.text)
+        elif isinstance(event, LLMTurn):
+            live.llm_turn(event.text, event.calls)
+        elif isinstance(event, ToolResult):
+            call = calls[event.call_id]
+            live.after_tool_sync(call.call_id, call.tool, call.arguments, (event.content, event.error), call_tool)

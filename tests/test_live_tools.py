@@ -5,21 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shop_sessions import MANIFEST, shop_flow, shop_sessions, shop_tools
+from shop_sessions import MANIFEST, serve_recorded, shop_flow, shop_sessions, shop_tools
 from stretto_core import Stretto, ToolManifest
-from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
 
 
 def lookups_made(live, session) -> int:
-    calls = {c.call_id: c for c in session.agent_calls()}
-    for event in session.events:
-        if isinstance(event, UserMessage):
-            live.user(event.text)
-        elif isinstance(event, LLMTurn):
-            live.llm_turn(event.text, event.calls)
-        elif isinstance(event, ToolResult):
-            call = calls[event.call_id]
-            live.after_tool_sync(call.call_id, call.tool, call.arguments, (event.content, event.error), shop_tools())
+    serve_recorded(live, session, shop_tools())
     return len(live.lookups)
 
 

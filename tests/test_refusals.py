@@ -11,24 +11,16 @@ from typing import Any
 
 import pytest
 
-from shop_sessions import MANIFEST, shop_flow, shop_sessions, shop_tools
+from shop_sessions import MANIFEST, serve_recorded, shop_flow, shop_sessions, shop_tools
 from stretto_core import Stretto, read_session
 from stretto_core.errors import InputError
-from stretto_core.sessions.model import LLMTurn, Refusal, Session, ToolResult, UserMessage
+from stretto_core.sessions.model import Refusal, Session, ToolResult
 
 
 def play(stretto: Stretto, session: Session, call_tool: Any) -> Session:
     """Serve one recorded shop session live, as an adapter would; the session file it wrote."""
     live = stretto.session(session.session_id, tools=MANIFEST)
-    calls = {c.call_id: c for c in session.agent_calls()}
-    for event in session.events:
-        if isinstance(event, UserMessage):
-            live.user(event.text)
-        elif isinstance(event, LLMTurn):
-            live.llm_turn(event.text, event.calls)
-        elif isinstance(event, ToolResult):
-            call = calls[event.call_id]
-            live.after_tool_sync(call.call_id, call.tool, call.arguments, (event.content, event.error), call_tool)
+    serve_recorded(live, session, call_tool)
     live.close()
     assert live.recorder is not None
     return read_session(live.recorder.path)
