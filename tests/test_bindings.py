@@ -8,7 +8,7 @@ from bindings_sessions import SHOP, Script, order_record, user_record, walk_orde
 from stretto_core.learn.bindings import (DESCRIBED_READ, MENTIONED, NAMED_OTHER, PLAIN, START_SITE, BindingCounts,
                                          add_session, compile_table, count_bindings, site_name)
 from stretto_core.serve.bind import bind
-from stretto_core.learn.bindings.compile import PRIOR_WEIGHT
+from stretto_core.learn.bindings.compile import CLASS_PRIOR_WEIGHT
 from stretto_core.learn.bindings.mention import mention_flags
 from stretto_core.learn.bindings.pick import pool_of
 
@@ -148,7 +148,7 @@ def test_rho_of_a_single_source_is_its_agreement_shrunk_towards_the_pooled_rate(
     k, n = at.support[PLAIN]
     assert (k, n) == (6.0, 6.0)  # six reads, each the first open order of the list
     pooled = (6 + 1) / (6 + 2)
-    assert at.rho["*"][PLAIN] == pytest.approx((k + PRIOR_WEIGHT * pooled) / (n + PRIOR_WEIGHT))
+    assert at.rho["*"][PLAIN] == pytest.approx((k + CLASS_PRIOR_WEIGHT * pooled) / (n + CLASS_PRIOR_WEIGHT))
     assert at.rho["*"][NAMED_OTHER] == pytest.approx(pooled)  # no evidence: the pooled rate
 
 
