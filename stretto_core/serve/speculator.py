@@ -4,17 +4,8 @@ After each of the agent's tool responses the speculator weighs every read the fl
 A candidate read c = (t, a) scores q_c ≈ r(t | h) · ρ(a | t, x): the probability that the agent
 calls tool t before its next write (the reach), times the chance that the bound arguments are
 the ones it would pass. Proposition 3 makes every read with q_c ≥ θ worth making, each on its
-own, so the speculator makes one, conditions on its result, and asks again, until no candidate
-clears θ or a budget runs out.
-
-Which one first. Conditioning on a lookup takes it as the agent's own next step, so the history
-the next candidates are scored on is a path the agent walks only if the lookups come in the
-order it would make them. Among the reads that clear θ the speculator makes the one the habit
-puts next (ties by q): Algorithm 1 takes the largest q, which in AgentDojo travel reads a rental
-company's ratings (q 0.56) before its car types (q 0.45), the order the agents seldom take, and
-scored after the ratings the types fall below θ (saved turns 95 → 103 of 396 with the habit's
-order, detours 90 → 87; τ² and the other suites unchanged). The set of reads that clear θ at a
-decision is the same either way; only the order, and so what later decisions see, changes.
+own, so the speculator makes the best one, conditions on its result, and asks again, until no
+candidate clears θ or a budget runs out.
 
 The next-step rule (`policy="next"`) scores only the likeliest next read under the habit,
 p(t | h) · ρ, as speculative-action systems do; it is kept for comparison.
@@ -230,16 +221,12 @@ def _neg(name: str) -> tuple[int, ...]:
 
 def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
            theta: float = DEFAULT_THETA, policy: str = "use") -> Decision | None:
-    """The one read to make now, or None to hand back: of the reads whose score clears θ, the
-    one the habit puts next (the best score under the next-step rule, which weighs one)."""
+    """The one read to make now (the best whose score clears θ), or None to hand back."""
     theta = model.threshold(site, theta)
-    clear = [w for w in weigh(model, guard, state, history, site, policy, floor=theta) if w.score >= theta]
-    if not clear:
+    weighed = weigh(model, guard, state, history, site, policy, floor=theta)
+    if not weighed or weighed[0].score < theta:
         return None
-    best = clear[0]
-    if len(clear) > 1:
-        habit = model.next_step(history)
-        best = min(clear, key=lambda w: (-habit.get(w.tool, 0.0), -w.score, w.tool))
+    best = weighed[0]
     return Decision(best.tool, best.arguments, best.score, best.reach, best.binding, site, policy,
                     best.sources)
 
