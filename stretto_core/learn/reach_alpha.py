@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stretto_core.learn.alpha import QUANTILES, AlphaPosterior, _quantile, log_alpha_grid, log_prior
+from stretto_core.learn.alpha import AlphaPosterior, log_alpha_grid, log_prior, posterior_summary
 from stretto_core.learn.counts import Counts
 
 if TYPE_CHECKING:
@@ -95,6 +95,4 @@ def reach_alpha_posterior(counts: Counts, vocab_size: int,
     grid = np.asarray(log_alpha_grid() if log_alphas is None else log_alphas, dtype=float)
     log_post = reach_log_marginal_likelihood(counts, vocab_size, grid) + log_prior(grid)
     weights = np.exp(log_post - log_post.max())
-    weights = weights / weights.sum()
-    lower, median, upper = (float(np.exp(_quantile(grid, weights, q))) for q in QUANTILES)
-    return AlphaPosterior(alpha=median, lower=lower, upper=upper, steps=counts.steps())
+    return posterior_summary(grid, weights / weights.sum(), counts.steps())
