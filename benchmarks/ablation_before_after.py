@@ -1,4 +1,4 @@
-"""Two `stretto ablate --json` outputs side by side: each domain's and variant's row, before → after.
+"""Two `stretto ablate --json` outputs side by side: each domain's and variant's row, before ⇒ after.
 
     python benchmarks/ablation_before_after.py BEFORE.json AFTER.json [--variants full,simple,next] [--json OUT]
 
@@ -47,7 +47,7 @@ def main() -> None:
     pairs = []
     for domain, name in keys:
         b, a = before.get((domain, name)), after.get((domain, name))
-        cells = [f"{x} → {y}" for x, y in zip(_cell(b), _cell(a))]
+        cells = [x if x == y else f"{x} ⇒ {y}" for x, y in zip(_cell(b), _cell(a))]
         lines.append(f"| {domain} | {name} | " + " | ".join(cells) + " |")
         pairs.append({"domain": domain, "variant": name, "before": b, "after": a})
     print("\n".join(lines))

@@ -6,10 +6,10 @@ The reach backs off as the habit does (paper §2.4),
 
 but its event is another one: "t is called before the next write", a Bernoulli per tool and
 step, where the habit's is "the next step is t", one categorical draw per step. The α that fits
-the next step (`learn/alpha.py`) is not the one that fits the reach: in every benchmark domain
-here the reach's is smaller (τ² retail 2.3 against the habit's 4.4, AgentDojo banking 4.8
-against 6.3), so served at the habit's α the reach leans on the shorter context more than its
-own counts say, and spreads a tool's use over contexts that do not lead to it.
+the next step (`learn/alpha.py`) is not the one that fits the reach: in τ² retail and airline and
+every AgentDojo suite the reach's is smaller (retail 2.3 against the habit's 4.4, AgentDojo
+banking 4.8 against 6.3), so served at the habit's α the reach leans on the shorter context more
+than its own counts say, and spreads a tool's use over contexts that do not lead to it.
 
 So the reach gets its own α, with the same prior and grid, and the likelihood of its own counts:
 at each context h of each level j, for each action t, the m(h, t) steps followed by t before a
