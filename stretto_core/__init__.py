@@ -42,6 +42,7 @@ _WHERE = {
     "ToolCall": "stretto_core.sessions.model",
     "Usage": "stretto_core.sessions.model",
     "Lookup": "stretto_core.sessions.model",
+    "Refusal": "stretto_core.sessions.model",
     "ingest_files": "stretto_core.sessions.ingest",
     "ToolManifest": "stretto_core.sessions.manifest",
     "ToolKind": "stretto_core.sessions.manifest",

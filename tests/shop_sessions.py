@@ -7,8 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 import tempfile
 
-from stretto_core.demo.run import SHOP_SEED, run_episode
-from stretto_core.demo.shop import SHOP_MANIFEST, Shop
+from stretto_core.demo.builtin import serve_customers
+from stretto_core.demo.shop import SHOP_MANIFEST, SHOP_SEED, Shop
 from stretto_core.flow.ir import Flow, learn
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.store import load_sessions
@@ -20,9 +20,8 @@ WRITE = "cancel_pending_order"
 @lru_cache(maxsize=None)
 def _recorded(count: int) -> tuple[Session, ...]:
     folder = Path(tempfile.mkdtemp(prefix="stretto-shop-"))
-    for i in range(count):
-        run_episode(folder, i, None, "record")
-    return tuple(load_sessions([folder]))
+    serve_customers(folder, range(count), "record")
+    return tuple(sorted(load_sessions([folder]), key=lambda s: s.header.session_id))
 
 
 def shop_sessions(count: int = 30) -> list[Session]:

@@ -87,3 +87,19 @@ def test_the_ablate_verb_prints_each_variant_and_writes_json(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     assert "next-step rule" in result.output
     assert [r["variant"] for r in json.loads(out.read_text())] == ["full", "simple", "next"]
+
+
+def test_variants_that_learn_as_full_does_share_the_flow_given_and_the_others_learn_their_own() -> None:
+    c = small_corpus()
+    given: list[int] = []
+
+    def default(sessions):
+        given.append(len(sessions))
+        return learn_for(sessions, variant("full"))
+
+    flows = VariantFlows(default=default)
+    rows = ablate_domain(c, "shop", VARIANTS, draws=20, flows=flows)
+    assert len(rows) == len(VARIANTS) and len(given) == 1, "full, α = 1, classes, simple, alignment, next: one flow"
+    assert len(flows._flows) == 3, "features and no look-back learn their own"
+    alone = ablate_domain(c, "shop", VARIANTS, draws=20)
+    assert [r.metrics.turns_saved.point for r in rows] == [r.metrics.turns_saved.point for r in alone]

@@ -19,7 +19,7 @@ def test_a_quick_bench_writes_the_readme_the_plots_and_the_json_rows(tmp_path) -
     out = tmp_path / "results"
     assert main(["bench", "--quick", "--no-progress", "--out", str(out)]) == 0
     readme = (out / "README.md").read_text(encoding="utf-8")
-    for heading in ("## Split", "Table 3", "Table 2", "Table 4", "Table 3b", "## Costs", "## Timings"):
+    for heading in ("## Split", "Table 3", "Table 2", "Table 4", "Table 3b", "## Costs", "## Ablation", "## Timings"):
         assert heading in readme, heading
     assert "seed 0" in readme and "official" in readme
     for plot in ("reliability", "sweep", "curves"):
@@ -27,6 +27,8 @@ def test_a_quick_bench_writes_the_readme_the_plots_and_the_json_rows(tmp_path) -
     table3 = json.loads((out / "json" / "table3.json").read_text())
     assert table3 and {"a", "b", "difference"} <= set(table3[0])
     assert json.loads((out / "json" / "split_summary.json").read_text())
+    ablation = json.loads((out / "json" / "ablation.json").read_text())
+    assert {r["variant"] for r in ablation} == {"full", "simple", "next"} and "tau2/retail" in {r["domain"] for r in ablation}
     assert (out / "split.json").is_file()
 
 

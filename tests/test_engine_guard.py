@@ -189,20 +189,26 @@ def test_a_lookup_returning_anything_never_raises_into_the_agents_call(output: A
         assert json.loads(made[0].content) == output
 
 
-def test_a_lookup_that_hangs_is_abandoned_at_its_time_limit_and_recorded_as_failed() -> None:
+def _first_lookups_that_hang(engine_session: Any, session: Any) -> list:
+    """Serve a session whose first lookups hang past their time limit; what they made."""
     release = threading.Event()
-    engine = Engine(FlowRuntime(shop_flow()), EngineConfig(theta=0.0))
-    session = shop_sessions(30)[20]
-    es = engine.session(live_manifest=session.header.manifest)
-    made = []
+    made: list = []
     try:
         for event in session.events:
-            es.observe(event)
+            engine_session.observe(event)
             if isinstance(event, ToolResult) and not made:
-                made = es.run_lookups(event.call_id, lambda tool, args: (release.wait(10), ("{}", False))[1],
-                                      limits=Limits(lookup_timeout=0.05, call_budget=0.2))
+                made = engine_session.run_lookups(
+                    event.call_id, lambda tool, args: (release.wait(10), ("{}", False))[1],
+                    limits=Limits(lookup_timeout=0.05, call_budget=0.2))
     finally:
         release.set()
+    return made
+
+
+def test_a_lookup_that_hangs_is_abandoned_at_its_time_limit_and_recorded_as_failed() -> None:
+    engine = Engine(FlowRuntime(shop_flow()), EngineConfig(theta=0.0))
+    session = shop_sessions(30)[20]
+    made = _first_lookups_that_hang(engine.session(live_manifest=session.header.manifest), session)
     assert made and all(lk.error and "abandoned" in lk.content for lk in made)
 
 
@@ -221,18 +227,9 @@ def test_the_engines_appendix_is_fenced_per_session_and_a_result_cannot_forge_it
 
 
 def test_an_abandoned_lookup_is_never_shown_to_the_agent() -> None:
-    release = threading.Event()
     engine = Engine(FlowRuntime(shop_flow()), EngineConfig(theta=0.0))
     session = shop_sessions(30)[20]
     es = engine.session(live_manifest=session.header.manifest)
-    made = []
-    try:
-        for event in session.events:
-            es.observe(event)
-            if isinstance(event, ToolResult) and not made:
-                made = es.run_lookups(event.call_id, lambda tool, args: (release.wait(10), ("{}", False))[1],
-                                      limits=Limits(lookup_timeout=0.05, call_budget=0.2))
-    finally:
-        release.set()
+    made = _first_lookups_that_hang(es, session)
     assert made and all(lk.abandoned for lk in made)
     assert es.appendix(made) == ""

@@ -50,14 +50,16 @@ def test_the_cli_exits_non_zero_when_nothing_could_be_read(tmp_path: Path, capsy
 
 
 @needs_data
-def test_a_manifest_override_changes_only_the_kinds_it_names(tmp_path: Path) -> None:
+def test_a_manifest_given_on_the_command_line_replaces_the_shipped_one(tmp_path: Path) -> None:
     path = copy_run(tmp_path)
     override = tmp_path / "kinds.json"
-    override.write_text(json.dumps({"tools": {"read_file": "write"}}), encoding="utf-8")
+    override.write_text(json.dumps({"tools": {"read_file": "write", "get_balance": "read"}}), encoding="utf-8")
     ingest_files("agentdojo", [path], tmp_path / "out", manifest=override)
     [file] = (tmp_path / "out").glob("*.jsonl")
     manifest = read_session(file).header.manifest
     assert manifest.kind("read_file") is ToolKind.write and manifest.is_read("get_balance")
+    assert sorted(manifest.tools) == ["get_balance", "read_file"], "nothing of the shipped manifest is kept"
+    assert manifest.app == "agentdojo/banking"
 
 
 def test_a_bad_manifest_override_is_one_line_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,14 @@ def test_the_readme_starts_with_the_setup_and_the_test_command_ci_runs():
     assert first.startswith("python3 -m venv .venv") and first.endswith(".venv/bin/stretto demo")
     assert second == "bash scripts/test.sh"
     assert "bash scripts/test.sh" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_first_command_installs_the_sdk_the_demo_runs_in_and_the_docs_give_the_same_one():
+    first = bash_lines(README)[0]
+    assert '.venv/bin/pip install -q ".[openai-agents]"' in first
+    assert first in (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(d.startswith("openai-agents") for d in extras["openai-agents"])  # what demo/openai_agents.py imports
 
 
 def test_every_stretto_command_names_a_verb_and_options_it_has():

@@ -28,8 +28,8 @@ from stretto_core.serve.speculator import Guard
 
 TOOLS = [f"tool_{i}" for i in range(7)]
 VALUES = ["a1", "b22", "c333", "d4444", "e5"]
-KINDS = [ToolKind.read, ToolKind.write, ToolKind.generic]
-MOSTLY_READS = [ToolKind.read, ToolKind.read, ToolKind.read, ToolKind.write, ToolKind.generic]
+KINDS = [ToolKind.read, ToolKind.write, ToolKind.generic, ToolKind.pure]
+MOSTLY_READS = [ToolKind.read, ToolKind.read, ToolKind.read, ToolKind.write, ToolKind.generic, ToolKind.pure]
 """Kinds drawn so that most cases have reads to look up (and so exercise the guard)."""
 
 
@@ -243,7 +243,7 @@ def session_listing_property(make_engine, tally: Tally):
     """The property: a session's own server listing narrows what may be looked up."""
 
     @settings(derandomize=True, max_examples=60, deadline=None, database=None, report_multiple_bugs=False)
-    @given(manifest=manifests(allow_missing=False), session_live=manifests(), session=sessions())
+    @given(manifest=manifests(allow_missing=False, kinds=MOSTLY_READS), session_live=manifests(), session=sessions())
     def check(manifest: ToolManifest, session_live: ToolManifest, session: Session) -> None:
         engine = make_engine(Engine(_RecklessModel(manifest), EngineConfig(theta=0.0)))
         called: list[str] = []

@@ -21,6 +21,9 @@ from stretto_mcp.wire import Malformed, encode, parse_line
 LINE_LIMIT = 64 * 1024 * 1024
 """The longest line (one message) the proxy reads: 64 MiB."""
 
+DRAIN_ABOVE = 64 * 1024
+"""Bytes waiting in a channel's write buffer past which a send waits for the other side to read."""
+
 GRACE_SECONDS = 2.0
 """After closing a child's stdin, how long it may take to exit before SIGTERM, then SIGKILL."""
 
@@ -77,13 +80,18 @@ class _LineChannel:
         if self._closed:
             raise ChannelClosed(self.name)
         data = encode(message)
-        async with self._lock:  # one frame at a time, never interleaved
-            try:
-                self._writer.write(data)
-                await self._writer.drain()
-            except (ConnectionError, OSError, RuntimeError) as exc:
-                self._closed = True
-                raise ChannelClosed(self.name) from exc
+        transport = self._writer.transport
+        if transport.is_closing():
+            self._closed = True
+            raise ChannelClosed(self.name)
+        try:
+            self._writer.write(data)  # whole: a write goes out or waits in the buffer, never split
+            if transport.get_write_buffer_size() > DRAIN_ABOVE:
+                async with self._lock:  # the other side reads slowly: wait here, not in memory
+                    await self._writer.drain()
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            self._closed = True
+            raise ChannelClosed(self.name) from exc
 
     async def aclose(self) -> None:
         if self._closed:

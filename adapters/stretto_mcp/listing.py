@@ -72,27 +72,33 @@ class Listing:
 
     def why_not(self, name: str) -> str | None:
         """Why `name` may not be looked up now, or None when it may (flow and server agree)."""
+        refusal = self.refusal(name)
+        return None if refusal is None else refusal[1]
+
+    def refusal(self, name: str) -> tuple[str, str] | None:
+        """`why_not` with the reason's code (a session's `refusal` event carries both; the codes are
+        `Refusal.reason`'s, docs/formats.md)."""
         if name not in self.tools:
-            return "the server no longer lists it" if name in self.pinned else "the server does not list it"
+            return "unlisted", ("the server no longer lists it" if name in self.pinned else "the server does not list it")
         tool = self.tools[name]
         kind = self._annotated_kind(tool)
         if kind is ToolKind.write:
-            return "the server marks it a write" + (" now" if name in self.ever_read else "")
+            return "marked_write", "the server marks it a write" + (" now" if name in self.ever_read else "")
         if kind is not ToolKind.read:
-            return "the server does not mark it read-only"
+            return "not_read_only", "the server does not mark it read-only"
         if _schema_key(tool) != self.pinned.get(name):
-            return "its input schema changed since the proxy first listed it"
+            return "schema_changed", "its input schema changed since the proxy first listed it"
         if name in self.deny:
-            return "the operator's denylist names it"
+            return "denied", "the operator's denylist names it"
         if self.allow is not None and name not in self.allow:
-            return "the operator's allowlist leaves it out"
+            return "not_allowed", "the operator's allowlist leaves it out"
         if self.flow_manifest is not None:
             if not self.flow_manifest.is_read(name):
-                return "the flow does not mark it read"
+                return "not_in_flow", "the flow does not mark it read"
             pinned = getattr(self.flow_manifest.tools.get(name), "contract", None)
             now = manifest_from_mcp_tools([tool]).tools[name].contract
             if pinned is not None and now is not None and not contract_still_holds(pinned, now):
-                return "its input contract differs from the one the flow pinned"
+                return "contract_changed", "its input contract differs from the one the flow pinned"
         return None
 
     def manifest(self) -> ToolManifest:
@@ -107,13 +113,17 @@ class Listing:
         return ToolManifest(tools=tools)
 
     def refusals(self) -> dict[str, str]:
-        """For each read of the flow the proxy will not look up: why (for the log and the record)."""
+        """For each read of the flow the proxy will not look up: why (for the log and the header)."""
+        return {name: text for name, (_, text) in self.coded_refusals().items()}
+
+    def coded_refusals(self) -> dict[str, tuple[str, str]]:
+        """`refusals` with each reason's code (for the session's `refusal` events)."""
         names = set(self.flow_manifest.reads()) if self.flow_manifest is not None else set(self.ever_read)
         out = {}
         for name in sorted(names):
-            reason = self.why_not(name)
-            if reason is not None:
-                out[name] = reason
+            refusal = self.refusal(name)
+            if refusal is not None:
+                out[name] = refusal
         return out
 
     def labels(self) -> dict[str, str]:

@@ -230,9 +230,9 @@ class Relay(OwnRequests):
             self.served.turns.finished(pending.call_id)  # input_required: the host calls again
             out = response
         else:
-            try:
-                out = {**response, "result": await asyncio.shield(
-                    self.served.after_call(pending.call_id, name, arguments, result, self._lookup))}
+            try:  # nothing cancels this task from here on (the host's cancel stops at the server's answer)
+                out = {**response, "result": await self.served.after_call(pending.call_id, name, arguments,
+                                                                          result, self._lookup)}
             except asyncio.CancelledError:
                 out = None
             except Exception as exc:  # noqa: BLE001 - the host always gets its own result

@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
+HOSTS = ("mcp", "openai-agents")
+"""The MCP clients a scripted episode can run on."""
+
+
 @dataclass(frozen=True)
 class ProxiedRun:
     session_id: str
@@ -27,6 +31,18 @@ class ProxiedRun:
     saved_turns: int
     appended: int
     """Results that came back with a lookups block."""
+
+
+def same_code_env() -> dict[str, str]:
+    """This environment, with PYTHONPATH leading to the stretto this process runs (a checkout's,
+    not an installed copy): MCP clients start a stdio server with only a few variables of their
+    own environment, so without it the proxy child may import another stretto."""
+    import stretto_core
+    import stretto_mcp
+
+    roots = [str(Path(module.__file__).resolve().parents[1]) for module in (stretto_core, stretto_mcp)]
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(roots + inherited))}
 
 
 def server_command(session: Any) -> list[str]:
@@ -65,7 +81,7 @@ async def run_episode(session: Any, flow: Path | None, store: Path, *, theta: fl
     player = EpisodePlayer(session)
     command = proxy_command(server_command(session), flow, store, theta)
     appended = 0
-    async with Client(StdioServerParameters(command=command[0], args=command[1:]), mode=mode) as client:
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], env=same_code_env()), mode=mode) as client:
         await client.list_tools()
         for _segment in player.segments():
             outputs: list[str] = []
@@ -81,10 +97,15 @@ async def run_episode(session: Any, flow: Path | None, store: Path, *, theta: fl
 
 
 def run_episodes(sessions: Sequence[Any], flow: Any | None, store: Path | None = None, *,
-                 theta: float = 0.3, mode: str = "legacy") -> list[ProxiedRun]:
-    """`run_episode` over several episodes; `flow` is a Flow, a path, or None (record only)."""
+                 theta: float = 0.3, mode: str = "legacy", host: str = "mcp") -> list[ProxiedRun]:
+    """`run_episode` over several episodes; `flow` is a Flow, a path, or None (record only).
+
+    `host` is the MCP client that drives the proxy: `mcp` (the `mcp` package's `Client`, in
+    protocol era `mode`) or `openai-agents` (the SDK's `MCPServerStdio`, `scripted_sdk.py`)."""
     from stretto_core import Flow, save_flow
 
+    if host not in HOSTS:
+        raise ValueError(f"unknown host {host!r}: one of {', '.join(HOSTS)}")
     with tempfile.TemporaryDirectory(prefix="stretto-proxy-e2e-") as tmp:
         path: Path | None = None
         if isinstance(flow, Flow):
@@ -93,4 +114,8 @@ def run_episodes(sessions: Sequence[Any], flow: Any | None, store: Path | None =
         elif flow is not None:
             path = Path(flow)
         folder = store or Path(tmp) / "sessions"
-        return [asyncio.run(run_episode(s, path, folder, theta=theta, mode=mode)) for s in sessions]
+        if host == "mcp":
+            return [asyncio.run(run_episode(s, path, folder, theta=theta, mode=mode)) for s in sessions]
+        from stretto_mcp import scripted_sdk
+
+        return [asyncio.run(scripted_sdk.run_episode(s, path, folder, theta=theta)) for s in sessions]

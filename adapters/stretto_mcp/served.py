@@ -2,7 +2,8 @@
 
 One proxy process serves one host connection, so it keeps one `LiveSession`, opened at the
 first `tools/call` once the listing is known (its header carries the listing as a manifest and,
-in labels, why each of the flow's reads is not looked up). After each of the host's calls it
+in labels, why each of the flow's reads is not looked up; each refusal, and each one a re-listing
+adds or lifts mid-session, is also a `refusal` event in the session). After each of the host's calls it
 records the result as the host will see it and runs the flow with the proxy's own downstream
 session as the tool function; the lookups' text is appended to the host's result as one more
 text block. `structuredContent` is never touched: a tool with an `outputSchema` keeps exactly
@@ -60,6 +61,7 @@ class Served:
         self.labels = dict(labels or {})
         self.live: LiveSession | None = None
         self._ids: dict[str, int] = {}
+        self._refused: dict[str, tuple[str, str]] = {}  # tool -> (code, why) as last recorded
 
     def call_id(self, request_id: Any) -> str:
         """A session-unique call id from a JSON-RPC id (a host may reuse ids once answered)."""
@@ -87,7 +89,24 @@ class Served:
                 log.info("stretto proxy: no lookup of %s: %s", tool, why)
             self.live = self.stretto.session(self.session_id, tools=self.listing.manifest(),
                                              task_id=self.task_id, labels=labels)
+            self._record_refusals()
         return self.live
+
+    def _record_refusals(self) -> None:
+        """Each refusal of a flow's read that is new or changed becomes a `refusal` event; one
+        that no longer holds, a `refusal` event with `lifted: true`. Before the proxy has read a
+        listing there is nothing to say (no tool is a read yet)."""
+        if self.live is None or not self.listing.known:
+            return
+        now = self.listing.coded_refusals()
+        for tool, (code, why) in now.items():
+            if self._refused.get(tool) != (code, why):
+                self.live.refused(tool, code, why)
+        for tool in sorted(set(self._refused) - set(now)):
+            code, why = self._refused[tool]
+            self.live.refused(tool, code, f"no longer holds ({why}): lookups may be made again",
+                              lifted=True)
+        self._refused = dict(now)
 
     def listing_changed(self, changes: list[str]) -> None:
         """The server re-listed its tools: the guard follows from the next decision on."""
@@ -97,16 +116,23 @@ class Served:
             self.live.update_tools(self.listing.manifest())
             for tool, why in self.listing.refusals().items() if changes else ():
                 log.warning("stretto proxy: no lookups of %s from now on: %s", tool, why)
+            self._record_refusals()
 
     async def after_call(self, call_id: str, tool: str, arguments: dict[str, Any],
                          result: dict[str, Any], call_tool: CallTool) -> dict[str, Any]:
         """Record the host's result, make the flow's lookups, and return the result to send."""
+        appendix = await self.appendix_after(call_id, tool, arguments, result, call_tool)
+        return with_appendix(result, appendix) if appendix else result
+
+    async def appendix_after(self, call_id: str, tool: str, arguments: dict[str, Any],
+                             result: dict[str, Any], call_tool: CallTool) -> str:
+        """Record the host's result and make the flow's lookups; the text to append ("" for none)."""
         live = self._session()
         self._announce(live, call_id)
         text, error = result_as_text(result)
         appendix = await live.after_tool(call_id, tool, arguments, text, call_tool, error=error)
         self.turns.finished(call_id)
-        return with_appendix(result, appendix) if appendix else result
+        return appendix
 
     def unanswered(self, call_id: str) -> None:
         """A call that got no result (cancelled, failed, the server gone): its turn is still recorded."""

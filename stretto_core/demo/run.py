@@ -1,135 +1,96 @@
 """`stretto demo`: the whole pipeline on the embedded shop, with no data, server or key.
 
-1. Record: the scripted agent serves customers; every session is written by the real recorder.
-2. Learn: a flow is counted from the first sessions (the train tasks).
+1. Record: the scripted agent serves customers in a real SDK (the OpenAI Agents SDK, when it is
+   installed) with stretto's one line, which records every session; or in the built-in harness.
+2. Learn: a flow is counted from the first sessions (the train customers).
 3. Show: what the flow learned at each site.
 4. Replay: the held-out sessions are replayed from the record with both speculators.
-5. Live: the same held-out customers are served again with the engine in the harness; the agent
-   reads the appended lookups and skips those calls. LLM turns with and without are compared.
+5. Live: the same held-out customers are served again with the flow; the agent reads the
+   appended lookups and skips those calls. LLM turns with and without are compared.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
-import random
-from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from stretto_core.demo.shop import SHOP_MANIFEST, Shop, call_key_text, run_agent
-from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
+from stretto_core.demo.shop import SHOP_MANIFEST
+from stretto_core.errors import StrettoError
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.flow.ir import Flow, learn, save_flow
 from stretto_core.flow.review import show
-from stretto_core.progress import track
 from stretto_core.serve.runtime import FlowRuntime
-from stretto_core.sessions.recorder import SessionRecorder
-from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
-from stretto_core.sessions.model import (LLMTurn, SessionHeader, ToolCall, ToolResult, Usage, UserMessage,
-                                  parse_json_content)
+from stretto_core.sessions.model import LLMTurn, Session
 from stretto_core.sessions.store import load_sessions
 
-SHOP_SEED = 7
-PROMPT_TOKENS = 1500
-"""A nominal prompt size per LLM turn, so the recorded sessions carry token usage."""
+HARNESSES = ("openai-agents", "builtin")
+SDK_MISSING = ("the OpenAI Agents SDK is not installed (pip install \"stretto[openai-agents]\"): "
+               "the demo's agent runs in stretto's built-in harness")
+SDK_MODULES = ("agents", "openai", "stretto_openai_agents")
 
 
-@dataclass
-class EpisodeStats:
-    llm_turns: int = 0
-    lookups: int = 0
+def load_harness(name: str | None = None) -> tuple[ModuleType, str | None]:
+    """The harness module to run the demo's agent in (`HARNESS`, `NAME`, `serve_customers`), and
+    a note when the default is not available. `None`: the OpenAI Agents SDK when installed, else
+    the built-in harness."""
+    if name not in (None, *HARNESSES):
+        raise StrettoError(f"--harness must be one of {', '.join(HARNESSES)}, not {name!r}")
+    from stretto_core.demo import builtin
+
+    if name == "builtin":
+        return builtin, None
+    try:
+        return importlib.import_module("stretto_core.demo.openai_agents"), None
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in SDK_MODULES:
+            raise
+        if name == "openai-agents":
+            raise StrettoError("--harness openai-agents: the OpenAI Agents SDK is not installed "
+                               "(pip install \"stretto[openai-agents]\")") from exc
+        return builtin, SDK_MISSING
 
 
-class Harness:
-    """Runs one scripted episode: records it, and serves lookups when an engine is given."""
-
-    def __init__(self, shop: Shop, recorder: SessionRecorder, engine: Engine | None) -> None:
-        self.shop = shop
-        self.recorder = recorder
-        self.engine_session: EngineSession | None = engine.session() if engine else None
-        self.seen: dict[str, str] = {}
-        self.stats = EpisodeStats()
-        self._calls = 0
-        self._context = PROMPT_TOKENS
-
-    def respond(self, text: str) -> str:
-        self.recorder.user(text)
-        if self.engine_session:
-            self.engine_session.observe(UserMessage(text=text))
-        self._context += len(text) // 4
-        return text
-
-    def turn(self, text: str, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
-        self.stats.llm_turns += 1
-        made = []
-        for tool, args in calls:
-            self._calls += 1
-            made.append(ToolCall(call_id=f"call_{self._calls}", tool=tool, arguments=args))
-        usage = Usage(input_tokens=self._context, output_tokens=20 + len(text) // 4)
-        self.recorder.llm_turn(text, made, usage)
-        if self.engine_session:
-            self.engine_session.observe(LLMTurn(text=text, calls=made))
-        results = []
-        for call in made:
-            content, error = self.shop.call(call.tool, call.arguments)
-            self.recorder.tool_result(call.call_id, call.tool, content, error=error)
-            results.append(content + self._serve(call, content, error))
-            self._context += len(results[-1]) // 4
-        if self.engine_session is None:
-            return results
-        fence = f"\n[stretto {self.engine_session.fence}] "
-        return [r.split(fence, 1)[0] for r in results]
-
-    def _serve(self, call: ToolCall, content: str, error: bool) -> str:
-        es = self.engine_session
-        if es is None:
-            return ""
-        es.observe(ToolResult(call_id=call.call_id, tool=call.tool, content=content,
-                              parsed=parse_json_content(content), error=error))
-        lookups = es.run_lookups(call.call_id, self.shop.call)
-        for lk in lookups:
-            self.recorder.record(lk)
-            self.seen[call_key_text(lk.tool, lk.arguments)] = lk.content
-        self.stats.lookups += len(lookups)
-        return es.appendix(lookups)
-
-
-def run_episode(directory: Path, index: int, engine: Engine | None, tag: str) -> EpisodeStats:
-    """Serve customer `index` (its own seeded draw) on a fresh copy of the shop."""
-    shop = Shop.generate(random.Random(SHOP_SEED))
-    header = SessionHeader(session_id=f"demo-{tag}-{index:03d}", harness="stretto-demo", agent_model="scripted",
-                           app="demo/shop", manifest=SHOP_MANIFEST, task_id=str(index))
-    with SessionRecorder(directory, header, stamp=False) as rec:
-        harness = Harness(shop, rec, engine)
-        run_agent(shop, random.Random(1000 + index), harness.respond, harness.turn, harness.seen)
-    return harness.stats
-
-
-def demo(home: Path, sessions: int = 60, train: int = 40, theta: float = 0.3) -> dict[str, Any]:
-    """Run the five steps; returns the numbers it printed."""
-    base = home / "sessions"
-    for old in list(base.glob("*.jsonl")) + list((home / "live").glob("*.jsonl")):
+def demo(home: Path, sessions: int = 60, train: int = 40, theta: float = 0.3,
+         harness: ModuleType | None = None) -> dict[str, Any]:
+    """Run the five steps in `harness` (default: `load_harness()`'s); returns the numbers."""
+    if harness is None:
+        harness = load_harness()[0]
+    base, live_dir = home / "sessions", home / "live"
+    for old in list(base.glob("*.jsonl")) + list(live_dir.glob("*.jsonl")):
         old.unlink()
-    baseline = [run_episode(base, i, None, "record") for i in track(range(sessions), "record", unit="session")]
-    recorded = load_sessions([base])
+    harness.serve_customers(base, range(sessions), "record")
+    recorded = ordered(load_sessions([base]))
     flow: Flow = learn(recorded[:train], SHOP_MANIFEST)
     save_flow(flow, home / "shop.flow.json")
     runtime = FlowRuntime(flow)
     held_out = recorded[train:]
     replays = {policy: replay_sessions(runtime, held_out, ReplayOptions(theta=theta, policy=policy, processes=1))
                for policy in ("use", "next")}
-    engine = Engine(runtime, EngineConfig(theta=theta, live_manifest=SHOP_MANIFEST))  # the operator's word on reads
-    live = [run_episode(home / "live", i, engine, "live") for i in track(range(train, sessions), "serve", unit="session")]
-    before = sum(b.llm_turns for b in baseline[train:])
-    after = sum(s.llm_turns for s in live)
-    tokens_before, tokens_after = input_tokens(held_out), input_tokens(load_sessions([home / "live"]))
+    harness.serve_customers(live_dir, range(train, sessions), "live", flow, theta, desc="serve")
+    served = ordered(load_sessions([live_dir]))
     return {"sessions": sessions, "train": train, "theta": theta, "flow": str(home / "shop.flow.json"),
+            "harness": harness.HARNESS, "harness_name": harness.NAME,
             "flow_show": show(flow, theta),
             "replay": {p: {"llm_turns": r.llm_turns, "turns_saved": r.turns_saved, "detours": r.detours,
                            "lookups": r.lookups, "ceiling_turns": r.ceiling_turns} for p, r in replays.items()},
-            "live": {"llm_turns_without": before, "llm_turns_with": after,
-                     "input_tokens_without": tokens_before, "input_tokens_with": tokens_after,
-                     "lookups": sum(s.lookups for s in live), "episodes": len(live)},
-            "sessions_dir": str(base), "live_dir": str(home / "live")}
+            "live": {"llm_turns_without": llm_turns(held_out), "llm_turns_with": llm_turns(served),
+                     "input_tokens_without": input_tokens(held_out), "input_tokens_with": input_tokens(served),
+                     "lookups": sum(1 for s in served for e in s.events if e.kind == "lookup"),
+                     "episodes": len(served)},
+            "sessions_dir": str(base), "live_dir": str(live_dir)}
+
+
+def ordered(sessions: list[Session]) -> list[Session]:
+    """Sessions by customer (their ids end in the customer's number)."""
+    return sorted(sessions, key=lambda s: s.header.session_id)
+
+
+def llm_turns(sessions: list[Session]) -> int:
+    """The LLM turns the sessions recorded."""
+    return sum(1 for s in sessions for e in s.events if isinstance(e, LLMTurn))
 
 
 def input_tokens(sessions: list) -> int:
@@ -147,8 +108,10 @@ def render(numbers: dict[str, Any]) -> str:
         return f"{(b - a) / a:+.1%}" if a else ""
 
     used = use["lookups"] - use["detours"]
-    lines = [f"stretto recorded {numbers['sessions']} conversations of a scripted shop agent, learned a flow "
-             f"from the first {numbers['train']},", f"and served the other {held} customers again with it:", "",
+    lines = [f"stretto recorded {numbers['sessions']} conversations of a scripted shop agent running in "
+             f"{numbers['harness_name']},",
+             f"learned a flow from the first {numbers['train']}, and served the other {held} customers again "
+             "with it:", "",
              f"  {'':26}{'without stretto':>16}{'with stretto':>14}",
              f"  {'LLM turns':26}{live['llm_turns_without']:>16,}{live['llm_turns_with']:>14,}  "
              f"{change(live['llm_turns_without'], live['llm_turns_with'])}",

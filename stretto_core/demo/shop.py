@@ -1,14 +1,10 @@
-"""A small shop, its tools, and a scripted support agent: the embedded default for `stretto demo`.
+"""A small shop and its tools: the embedded default data of `stretto demo`.
 
-Nothing here is a model. The shop is a dictionary of customers, orders and products; the agent
-follows the routine a support agent follows (identify the customer, read their details, walk
-their orders until it finds the one the customer describes, cancel it after confirmation), with
-seeded randomness in which customer, which order, and how it phrases things. It exists so that
-the whole pipeline (record, learn, serve, replay) runs on a fresh machine with no data, no
-server and no key; the speculator learns from these sessions exactly as from any other.
-
-The agent reads what a lookup already appended to a result, as an LLM agent does, and skips
-the calls it answers: that is how `stretto demo` measures live savings.
+The shop is a dictionary of customers, orders and products, drawn from a seed; four tools read
+it and one (cancelling an order) writes. It exists so that the whole pipeline (record, learn,
+serve, replay) runs on a fresh machine with no data, no server and no key; the agent that serves
+its customers is in `demo/agent.py`, and the speculator learns from its sessions exactly as from
+any other.
 """
 
 from __future__ import annotations
@@ -16,12 +12,16 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from stretto_core.sessions.manifest import ToolManifest
 
+SHOP_APP = "demo/shop"
+SHOP_SEED = 7
+"""Every customer is served on a fresh copy of the same shop, drawn from this seed."""
+
 SHOP_MANIFEST = ToolManifest.declare(
-    "demo/shop",
+    SHOP_APP,
     reads=["find_user_id_by_email", "get_user_details", "get_order_details", "get_product_details"],
     writes=["cancel_pending_order"],
 )
@@ -63,21 +63,26 @@ class Shop:
             return f"Error: {exc}", True
 
     def _find_user_id_by_email(self, email: str) -> str:
+        """The id of the customer with this email."""
         for u in self.users.values():
             if u["email"] == email:
                 return u["user_id"]
         raise KeyError("user not found")
 
     def _get_user_details(self, user_id: str) -> dict[str, Any]:
+        """A customer's name, email and orders."""
         return self.users[user_id]
 
     def _get_order_details(self, order_id: str) -> dict[str, Any]:
+        """An order's status and items."""
         return self.orders[order_id]
 
     def _get_product_details(self, product_id: str) -> dict[str, Any]:
+        """A product's name and whether it is in stock."""
         return {"product_id": product_id, "name": PRODUCTS[product_id], "in_stock": product_id[-1] in "02468"}
 
     def _cancel_pending_order(self, order_id: str, reason: str) -> dict[str, Any]:
+        """Cancel an order that is still pending."""
         order = self.orders[order_id]
         if order["status"] != "pending":
             raise KeyError("non-pending order cannot be cancelled")
@@ -87,52 +92,3 @@ class Shop:
 
 def _render(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
-
-
-def call_key_text(tool: str, args: dict[str, Any]) -> str:
-    return tool + " " + json.dumps(args, sort_keys=True)
-
-
-Turn = Callable[[str, list[tuple[str, dict[str, Any]]]], list[str]]
-
-
-def run_agent(shop: Shop, rng: random.Random, respond: Callable[[str], str], turn: Turn,
-              seen: dict[str, str]) -> None:
-    """One support episode. `turn(text, calls)` is one LLM turn: the harness runs the calls and
-    returns their results; `respond(text)` is the customer. `seen` holds every result the agent
-    has in its context by call (the harness adds appended lookups there): the agent reads them
-    and does not ask again for a call whose result it already holds.
-    """
-    user = shop.users[rng.choice(sorted(shop.users))]
-    pending = [o for o in user["orders"] if shop.orders[o]["status"] == "pending"]
-    target = rng.choice(pending) if pending else rng.choice(user["orders"])
-    item = shop.orders[target]["items"][0]["name"]
-    respond(f"Hi, I want to cancel my order with the {item}.")
-    turn("Sure. What is your email address?", [])
-    email = respond(f"It is {user['email']}.").split()[-1].rstrip(".")
-
-    def read(tool: str, **args: Any) -> str:
-        key = call_key_text(tool, args)
-        if key not in seen:
-            seen[key] = turn("", [(tool, args)])[0]
-        return seen[key]
-
-    user_id = read("find_user_id_by_email", email=email)
-    details = json.loads(read("get_user_details", user_id=user_id))
-    found = None
-    for order_id in details["orders"]:
-        order = json.loads(read("get_order_details", order_id=order_id))
-        if rng.random() < 0.3:
-            read("get_product_details", product_id=order["items"][0]["product_id"])
-        if any(i["name"] == item for i in order["items"]):
-            found = order
-            break
-    if found is None or found["status"] != "pending":
-        turn(f"I'm sorry, that order is {found['status'] if found else 'not found'} and cannot be cancelled.", [])
-        respond("Oh well, thanks.")
-        return
-    turn(f"I found order {found['order_id']} with the {item}. Shall I cancel it?", [])
-    respond("Yes please.")
-    turn("", [("cancel_pending_order", {"order_id": found["order_id"], "reason": "no longer needed"})])
-    turn("Your order is cancelled. Anything else?", [])
-    respond("No, thanks.")

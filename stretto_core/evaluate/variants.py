@@ -24,7 +24,7 @@ difference to `full` is the value of scoring by class alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from stretto_core.errors import StrettoError
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
@@ -131,13 +131,20 @@ def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho:
 
 
 class VariantFlows:
-    """Flows learned once per (sessions, features), models built per variant."""
+    """Flows learned once per (sessions, features, look-back), models built per variant.
 
-    def __init__(self) -> None:
+    `default`: where the flow that `full` serves comes from (the variants that learn as it does
+    share it): a bench passes its own learned flows, so they are not learned twice.
+    """
+
+    def __init__(self, default: Callable[[Sequence[Session]], Flow] | None = None) -> None:
         self._flows: dict[tuple[bool, bool, tuple[str, ...]], Flow] = {}
+        self._default = default
 
     def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho:
         key = (v.features, v.lookback, tuple(sorted(s.session_id for s in sessions)))
         if key not in self._flows:
-            self._flows[key] = learn_for(sessions, v)
+            learns_as_default = not v.features and v.lookback
+            self._flows[key] = (self._default(sessions) if self._default is not None and learns_as_default
+                                else learn_for(sessions, v))
         return model_for(self._flows[key], v)

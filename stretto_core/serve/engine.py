@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from stretto_core.errors import snippet
 
 from stretto_core.sessions.manifest import ToolManifest
-from stretto_core.sessions.model import Event, LLMTurn, Lookup, ToolResult, UserMessage, parse_json_content
+from stretto_core.sessions.model import (Event, LLMTurn, Lookup, Refusal, RefusalReason, ToolResult, UserMessage,
+                                        parse_json_content)
 from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
@@ -101,8 +102,9 @@ class Engine:
                              served=self.config.served if served is None else served)
 
     def guard_for(self, live_manifest: ToolManifest) -> Guard:
-        """The guard of a session whose server lists `live_manifest` (narrowed by the config's)."""
-        live = live_manifest if self.config.live_manifest is None else live_manifest.merged(self.config.live_manifest)
+        """The guard of a session whose server lists `live_manifest`, narrowed by the config's: a
+        tool the session's server does not list is never looked up, whatever the config says."""
+        live = live_manifest if self.config.live_manifest is None else live_manifest.narrowed(self.config.live_manifest)
         return Guard(self.model.manifest, live, self.config.allow)
 
     def warn_no_authority(self) -> None:
@@ -134,6 +136,11 @@ class EngineSession:
     """True once an event broke the state: the session then makes no lookup."""
     served: bool = True
     """Keep only what a decision can use: a bounded state, the history's newest steps."""
+    note_refusals: bool = False
+    """Note each lookup the flow chose that a budget or a time limit cut (`refusals`), for a
+    recorded session to say so; replay leaves it off (it counts, and records nothing)."""
+    refusals: list[Refusal] = field(default_factory=list)
+    """Refusals noted since the last `take_refusals`."""
 
     def __post_init__(self) -> None:
         model = self.engine.model
@@ -205,7 +212,13 @@ class EngineSession:
     def decide(self) -> Decision | None:
         """The next lookup to make after the latest tool result, or None (budgets included)."""
         cfg = self.engine.config
-        if self.broken or self.lookups_this_call >= cfg.per_call or self.lookups_total >= cfg.per_session:
+        if self.broken:
+            return None
+        if self.lookups_this_call >= cfg.per_call:
+            self.note_cut("call_limit", f"the limit of {cfg.per_call} lookups after one call was reached")
+            return None
+        if self.lookups_total >= cfg.per_session:
+            self.note_cut("session_limit", f"the limit of {cfg.per_session} lookups in a session was reached")
             return None
         if not self.has_authority:
             self.engine.warn_no_authority()
@@ -219,6 +232,24 @@ class EngineSession:
         if decision is not None and not self.guard.permits(decision.tool):
             return None  # defence in depth: the speculator filters by the guard already
         return decision
+
+    def note_cut(self, reason: RefusalReason, detail: str) -> None:
+        """A budget stops the lookups here: note the one the flow would have made next, if any."""
+        if not self.note_refusals or not self.has_authority:
+            return
+        cfg = self.engine.config
+        decision = decide(self.engine.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy)
+        if decision is not None and self.guard.permits(decision.tool):
+            self.refusals.append(Refusal(tool=decision.tool, reason=reason, detail=detail))
+
+    def note_refusal(self, refusal: Refusal) -> None:
+        if self.note_refusals:
+            self.refusals.append(refusal)
+
+    def take_refusals(self) -> list[Refusal]:
+        """The refusals noted since the last call, handed out once."""
+        taken, self.refusals = self.refusals, []
+        return taken
 
     def add_lookup(self, decision: Decision, content: str, error: bool,
                    after_call_id: str | None = None) -> Lookup:

@@ -30,7 +30,8 @@ from stretto_core.paths import stretto_home
 from stretto_core.sessions.recorder import SessionRecorder
 from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
 from stretto_core.serve.results import fenced_appendix, is_error_result, new_fence, result_text
-from stretto_core.sessions.model import Lookup, LLMTurn, SessionHeader, ToolCall, ToolResult, Usage, UserMessage, parse_json_content
+from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, ToolCall, ToolResult,
+                                        Usage, UserMessage, parse_json_content)
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
 
 log = logging.getLogger("stretto")
@@ -118,17 +119,18 @@ class LiveSession:
         self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._tlock = threading.Lock()
         self.engine_session: EngineSession | None = None
-        if owner.engine is not None:
-            if live.reads():
-                self.engine_session = owner.engine.session(live_manifest=live)
-            else:
-                owner._warn_no_authority()
+        self._stopped = False  # serving stopped for good: an event broke the engine's state
         self.recorder: SessionRecorder | None = None
         if owner.store is not None:
             header = SessionHeader(session_id=session_id, harness=owner.harness, agent_model=agent_model,
                                    app=owner.app, manifest=live if live.tools else None,
                                    task_id=task_id, labels=labels)
             self.recorder = SessionRecorder(owner.store, header)
+        if owner.engine is not None:
+            if live.reads():
+                self._start_serving()
+            else:
+                owner._warn_no_authority()
 
     # -- what the SDK shows ------------------------------------------------------------------
     def user(self, text: str) -> None:
@@ -149,6 +151,18 @@ class LiveSession:
         self.tools = self.owner._live_manifest(tools)
         if self.engine_session is not None and self.owner.engine is not None:
             self.engine_session.guard = self.owner.engine.guard_for(self.tools)
+        elif self.owner.engine is not None and not self._stopped and self.tools.reads():
+            self._start_serving()  # the session opened before any tool was known to be a read
+
+    def _start_serving(self) -> None:
+        assert self.owner.engine is not None
+        self.engine_session = self.owner.engine.session(live_manifest=self.tools)
+        self.engine_session.note_refusals = self.recorder is not None
+
+    def refused(self, tool: str, reason: RefusalReason, detail: str = "", *, lifted: bool | None = None) -> None:
+        """A guard outside the engine (a proxy's listing) stops, or again allows, lookups of `tool`:
+        the recorded session says so, as a `refusal` event."""
+        self._event(Refusal(tool=tool, reason=reason, detail=detail, lifted=lifted))
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
                          call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
@@ -200,7 +214,7 @@ class LiveSession:
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)
         repeats = self._outstanding.pop(key, None)
-        if not self.tools.is_read(tool):
+        if self.tools.ends_reach(tool):
             self._outstanding.clear()  # a write (or a tool of unknown kind) ends every lookup's reach
         result = ToolResult(call_id=call_id, tool=tool, content=content,
                             parsed=parse_json_content(content), error=failed, repeats=repeats)
@@ -210,7 +224,7 @@ class LiveSession:
             except Exception as exc:  # noqa: BLE001 - untrusted text never breaks the agent's call
                 log.warning("stretto: could not take in the result of %s (%s); serving stops for "
                             "this session", tool, exc)
-                self.engine_session = None
+                self.engine_session, self._stopped = None, True
         return result
 
     def _finish(self, result: ToolResult, made: list[Lookup]) -> str:
@@ -221,6 +235,9 @@ class LiveSession:
             self.lookups.append(lookup)
             if not lookup.error:
                 self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
+        if self.engine_session is not None:
+            for refusal in self.engine_session.take_refusals():
+                self._event(refusal.model_copy(update={"after_call_id": result.call_id}))
         return text
 
     def _seen(self, event: UserMessage | LLMTurn) -> None:
@@ -231,7 +248,7 @@ class LiveSession:
                 self.engine_session.observe(event)
             except Exception as exc:  # noqa: BLE001
                 log.warning("stretto: could not take in an event (%s); serving stops for this session", exc)
-                self.engine_session = None
+                self.engine_session, self._stopped = None, True
 
     def _event(self, event: Any) -> None:
         if self.recorder is not None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from stretto_core.serve.results import is_error_result, result_text
-from stretto_core.sessions.model import Lookup
+from stretto_core.sessions.model import Lookup, Refusal
 
 LOOKUP_TIMEOUT = 5.0
 """Seconds one lookup may take before it is abandoned and recorded as failed."""
@@ -67,14 +67,20 @@ class _Round:
             return None
         left = self.deadline - time.monotonic()
         if left <= 0:
+            self.session.note_cut("call_budget", f"the lookups after one call took their budget of "
+                                                 f"{self.limits.call_budget:.3g} s")
             return None
         decision = self.session.decide()
         return None if decision is None else (decision, min(self.limits.lookup_timeout, left))
 
-    def absorb(self, decision: Any, content: str, error: bool, abandoned: bool = False) -> None:
+    def absorb(self, decision: Any, content: str, error: bool, abandoned: bool = False,
+               timed_out: bool = False) -> None:
         lookup = self.session.add_lookup(decision, content, error, self.after_call_id)
         # a lookup stretto gave up on is recorded as such, and never shown to the agent
         self.made.append(lookup.model_copy(update={"abandoned": True}) if abandoned else lookup)
+        if timed_out:
+            self.session.note_refusal(Refusal(tool=lookup.tool, reason="lookup_timeout", detail=content,
+                                              lookup_call_id=lookup.call_id))
 
 
 def _timed_out(timeout: float) -> str:
@@ -94,7 +100,7 @@ async def run_lookups_async(session: Any, after_call_id: str | None, call_tool: 
         try:
             outcome = _outcome(await asyncio.wait_for(call_tool(decision.tool, dict(decision.arguments)), timeout))
         except asyncio.TimeoutError:
-            round_.absorb(decision, _timed_out(timeout), True, abandoned=True)
+            round_.absorb(decision, _timed_out(timeout), True, abandoned=True, timed_out=True)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
@@ -126,7 +132,7 @@ def run_lookups_sync(session: Any, after_call_id: str | None, call_tool: SyncCal
             outcome = _outcome(future.result(timeout=timeout))
         except concurrent.futures.TimeoutError:
             future.cancel()
-            round_.absorb(decision, _timed_out(timeout), True, abandoned=True)
+            round_.absorb(decision, _timed_out(timeout), True, abandoned=True, timed_out=True)
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
             round_.absorb(decision, _raised(exc), True, abandoned=True)
         else:

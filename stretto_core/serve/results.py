@@ -164,6 +164,23 @@ def parse_appendix(text: str) -> list[AppendedLookup]:
     return found
 
 
+_END = re.compile(r"\[stretto (?P<fence>[0-9a-f]{8})\] end$")
+
+
+def split_appendix(text: str) -> tuple[str, list[AppendedLookup]]:
+    """A result as an agent reads it: the tool's own text, and the lookups stretto appended.
+
+    The appendix is the end of the text, from the title line in the fence its closing line
+    names; a tool's own text cannot move it (it would have to guess the session's fence)."""
+    end = _END.search(text)
+    if end is None:
+        return text, []
+    start = text.rfind(f"\n[stretto {end['fence']}] {APPENDIX_TITLE}\n")
+    if start < 0:
+        return text, []
+    return text[:start], parse_appendix(text[start:])
+
+
 def _unescape(content: str, fence: str) -> str:
     content = content.replace("[stretto\u200b ", "[stretto ")
     return content.replace(fence[:4] + "\u200b" + fence[4:], fence) if fence else content

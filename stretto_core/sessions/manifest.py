@@ -1,9 +1,12 @@
 """Which tools are reads, writes or neither, and what each tool takes.
 
-stretto only ever calls a tool its manifest marks `read`. A tool of unknown kind is `generic`,
-and generic tools are never looked up. Kinds come from MCP annotations (`readOnlyHint`), from a
-JSON manifest file, or from code. Each tool may also carry its input contract (argument names,
-JSON types, required set), so a later change of the tool can be detected before a lookup.
+stretto only ever calls a tool its manifest marks `read`. A tool of unknown kind is `generic`:
+never looked up, and taken to end a lookup's reach as a write does, since it may change state.
+A `pure` tool changes nothing and reads nothing a lookup could give (a scratchpad `think`, an
+arithmetic `calculate`): it is never looked up either, but a lookup's reach runs across it.
+Kinds come from MCP annotations (`readOnlyHint`), from a JSON manifest file, or from code. Each
+tool may also carry its input contract (argument names, JSON types, required set), so a later
+change of the tool can be detected before a lookup.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.sessions.jsonfile import read_json_file
 
-MANIFEST_FORMAT_VERSION = 1
+MANIFEST_FORMAT_VERSION = 2
+"""Version 2 added the kind `pure`; a version-1 file means the same under it and is read as is."""
+
+READABLE_VERSIONS = (1, 2)
+
+KIND_SYNONYMS = {"think": "pure"}
+"""Kind names of the benchmark form that stretto spells otherwise (τ²-bench's `ToolType.THINK`)."""
 
 REQUIRED_SHARE = 0.9
 """An argument passed in at least this share of a tool's calls counts as required (paper App. D)."""
@@ -28,6 +37,7 @@ class ToolKind(str, Enum):
     read = "read"
     write = "write"
     generic = "generic"
+    pure = "pure"
 
 
 class InputContract(BaseModel):
@@ -76,6 +86,11 @@ class ToolManifest(BaseModel):
     def is_write(self, tool: str) -> bool:
         return self.kind(tool) is ToolKind.write
 
+    def ends_reach(self, tool: str) -> bool:
+        """Whether a call of the tool ends a lookup's reach: a write, or a tool that may be one
+        (generic or unknown). Reads and pure tools change nothing, so a lookup's result holds."""
+        return self.kind(tool) in (ToolKind.write, ToolKind.generic)
+
     def reads(self) -> list[str]:
         return sorted(t for t, s in self.tools.items() if s.kind is ToolKind.read)
 
@@ -88,6 +103,14 @@ class ToolManifest(BaseModel):
                 tools[name] = spec
             elif mine.kind != spec.kind:
                 tools[name] = mine.model_copy(update={"kind": _safer(mine.kind, spec.kind)})
+        return ToolManifest(app=self.app or other.app, tools=tools)
+
+    def narrowed(self, other: "ToolManifest") -> "ToolManifest":
+        """This manifest's tools, each at the safer of its kind here and in `other` (where a tool
+        it does not list is generic): a read in both stays a read, any other tool never is one."""
+        tools = {name: spec if spec.kind is _safer(spec.kind, other.kind(name))
+                 else spec.model_copy(update={"kind": _safer(spec.kind, other.kind(name))})
+                 for name, spec in self.tools.items()}
         return ToolManifest(app=self.app or other.app, tools=tools)
 
     def union(self, other: "ToolManifest") -> "ToolManifest":
@@ -110,11 +133,12 @@ class ToolManifest(BaseModel):
         return ToolManifest(app=min(apps) if apps else None, tools=tools)
 
     @classmethod
-    def declare(cls, app: str | None = None, *, reads: Iterable[str] = (),
-                writes: Iterable[str] = (), generic: Iterable[str] = ()) -> "ToolManifest":
+    def declare(cls, app: str | None = None, *, reads: Iterable[str] = (), writes: Iterable[str] = (),
+                generic: Iterable[str] = (), pure: Iterable[str] = ()) -> "ToolManifest":
         """A manifest declared in code."""
         tools: dict[str, ToolSpec] = {}
-        for names, kind in ((reads, ToolKind.read), (generic, ToolKind.generic), (writes, ToolKind.write)):
+        for names, kind in ((reads, ToolKind.read), (pure, ToolKind.pure), (generic, ToolKind.generic),
+                            (writes, ToolKind.write)):
             for n in names:  # a name declared twice keeps the safer kind: writes are declared last
                 tools[n] = ToolSpec(kind=kind)
         return cls(app=app, tools=tools)
@@ -126,8 +150,9 @@ def _spec_rank(spec: ToolSpec) -> tuple[bool, str]:
 
 
 def _safer(a: ToolKind, b: ToolKind) -> ToolKind:
-    """Of two claimed kinds, the one that makes stretto call the tool less: write > generic > read."""
-    order = {ToolKind.write: 0, ToolKind.generic: 1, ToolKind.read: 2}
+    """Of two claimed kinds, the one that makes stretto call the tool less and trust a lookup's
+    result less: write > generic > pure > read."""
+    order = {ToolKind.write: 0, ToolKind.generic: 1, ToolKind.pure: 2, ToolKind.read: 3}
     return a if order[a] <= order[b] else b
 
 
@@ -202,13 +227,14 @@ def load_manifest(path: str | Path) -> ToolManifest:
     try:
         if "stretto_manifest" in data:
             version = data["stretto_manifest"]
-            if type(version) is not int or version != MANIFEST_FORMAT_VERSION:
-                raise ManifestError(f"{p}: stretto_manifest {snippet(repr(version))} is not version {MANIFEST_FORMAT_VERSION}")
+            if type(version) is not int or version not in READABLE_VERSIONS:
+                raise ManifestError(f"{p}: stretto_manifest {snippet(repr(version))} is not a version this stretto "
+                                    f"reads ({', '.join(map(str, READABLE_VERSIONS))})")
             return ToolManifest.model_validate(data)
         tools: dict[str, ToolSpec] = {}
         for name, kind in data["tools"].items():
             if isinstance(kind, str):
-                tools[name] = ToolSpec(kind=ToolKind(kind))
+                tools[name] = ToolSpec(kind=ToolKind(KIND_SYNONYMS.get(kind, kind)))
             else:
                 tools[name] = ToolSpec.model_validate(kind)
         app = data.get("app") or data.get("domain")

@@ -18,8 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from stretto_core.sessions.limits import deeper_than, may_nest
 from stretto_core.sessions.manifest import ToolManifest
 
-SESSION_FORMAT_VERSION = 1
-"""Readers refuse any other `stretto_session` version; bump it when an older reader would misread."""
+SESSION_FORMAT_VERSION = 2
+"""The version writers write; bump it when an older reader would misread (docs/formats.md)."""
+
+READABLE_SESSION_VERSIONS = (1, 2)
+"""Versions readers accept: a version 1 file is a version 2 file without `refusal` events."""
 
 
 class _Model(BaseModel):
@@ -31,7 +34,7 @@ class SessionHeader(_Model):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    stretto_session: Literal[1] = SESSION_FORMAT_VERSION
+    stretto_session: Literal[1, 2] = SESSION_FORMAT_VERSION
     session_id: str
     harness: str
     agent_model: str | None = None
@@ -130,7 +133,31 @@ class Lookup(_Model):
     at: datetime | None = None
 
 
-Event = Annotated[Union[UserMessage, LLMTurn, ToolResult, Lookup], Field(discriminator="kind")]
+RefusalReason = Literal["unlisted", "marked_write", "not_read_only", "schema_changed", "contract_changed",
+                        "denied", "not_allowed", "not_in_flow", "call_limit", "session_limit", "call_budget",
+                        "lookup_timeout"]
+"""Why stretto would not look a tool up (docs/formats.md lists each one's meaning)."""
+
+
+class Refusal(_Model):
+    """A guard stopped lookups: of one tool from here on, or one lookup the flow had chosen.
+
+    A proxy records one when its server re-lists a tool with another contract or kind, or drops
+    it; the engine when a budget cuts a lookup the flow chose, or a lookup outlives its time.
+    `lifted` marks the end of an earlier refusal of the same tool (it is listed as it was again).
+    """
+
+    kind: Literal["refusal"] = "refusal"
+    tool: str
+    reason: RefusalReason
+    detail: str = ""
+    after_call_id: str | None = None
+    lookup_call_id: str | None = None
+    lifted: bool | None = None
+    at: datetime | None = None
+
+
+Event = Annotated[Union[UserMessage, LLMTurn, ToolResult, Lookup, Refusal], Field(discriminator="kind")]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterable
 
-from stretto_core.sessions.model import (Event, LLMTurn, Lookup, SessionHeader, ToolCall, ToolResult, Usage,
-                                  UserMessage, parse_json_content)
+from stretto_core.sessions.model import (SESSION_FORMAT_VERSION, Event, LLMTurn, Lookup, SessionHeader, ToolCall,
+                                        ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.sessions.files import HASH_CHARS, MAX_NAME_BYTES, SESSION_SUFFIX, encode_line, session_filename
 
 log = logging.getLogger("stretto.recorder")
@@ -64,6 +64,8 @@ class SessionRecorder:
 
     def __init__(self, directory: str | Path, header: SessionHeader, *, fsync: bool = False,
                  stamp: bool = True, fallback_dir: str | Path | None = None) -> None:
+        if header.stretto_session != SESSION_FORMAT_VERSION:  # writers write the current version
+            header = header.model_copy(update={"stretto_session": SESSION_FORMAT_VERSION})
         if stamp and header.started_at is None:
             header = header.model_copy(update={"started_at": _now()})
         self.header = header

@@ -169,7 +169,8 @@ class ToolState:
             self._forget(window.pop(0))
 
     def observe_call(self, call_id: str, tool: str, arguments: dict[str, Any], by_agent: bool = True) -> None:
-        """A call was made (its result may come later). A write by the agent ends reads' reach."""
+        """A call was made (its result may come later). A write by the agent (or a tool that may be
+        one) ends reads' reach."""
         self.position += 1
         self.in_flight[call_id] = (tool, arguments)
         if not by_agent:
@@ -181,8 +182,8 @@ class ToolState:
                 if self.served:
                     _trim(self.given, SERVED_SEEN)
         self._remember_passed(tool, arguments)
-        if self.manifest.is_read(tool):
-            return
+        if not self.manifest.ends_reach(tool):
+            return  # a read or a pure tool: what was read still holds
         self.writes += 1
         self.last_write = self.position
         self.made = set()

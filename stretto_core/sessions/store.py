@@ -23,7 +23,8 @@ from stretto_core.paths import stretto_home
 from stretto_core.sessions.order import EventOrder, SeenIds
 from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
-from stretto_core.sessions.model import SESSION_FORMAT_VERSION, Event, Session, SessionHeader, parse_event
+from stretto_core.sessions.model import (READABLE_SESSION_VERSIONS, SESSION_FORMAT_VERSION, Event, Session,
+                                        SessionHeader, parse_event)
 from stretto_core.sessions.recorder import SessionRecorder
 
 
@@ -38,7 +39,7 @@ def write_session(session: Session, directory: str | Path) -> Path:
     tmp = path.with_suffix(path.suffix + f".tmp{os.getpid()}")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(encode_line(session.header))
+            fh.write(encode_line(session.header.model_copy(update={"stretto_session": SESSION_FORMAT_VERSION})))
             for event in session.events:
                 fh.write(encode_line(event))
         os.replace(tmp, path)
@@ -125,9 +126,9 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
     if not isinstance(data, dict) or "stretto_session" not in data:
         raise InputError(str(path), "the first line is not a stretto session header", lineno)
     version = data["stretto_session"]
-    if type(version) is not int or version != SESSION_FORMAT_VERSION:
-        raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version "
-                                    f"{SESSION_FORMAT_VERSION}", lineno)
+    if type(version) is not int or version not in READABLE_SESSION_VERSIONS:
+        known = " or ".join(str(v) for v in READABLE_SESSION_VERSIONS)
+        raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version {known}", lineno)
     if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
         raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
     try:

@@ -2,7 +2,9 @@
 
 Every LLM turn is one of:
 - `reply`: no calls (a message to the user, or the final answer);
-- `write`: at least one call of a tool that is not a read (writes and generic tools alike);
+- `write`: at least one call of a tool that may change state (writes and generic tools alike);
+- `pure`: no such call, but one of a pure tool (`think`, `calculate`): it changes nothing, so a
+  read's reach runs across it, but no lookup ever makes it, so the turn cannot be saved;
 - `read`: every call a read;
 - `ceiling`: a read turn that a speculator binding from results could have saved: every call a
   read whose every argument value appears in a tool result received after the agent's last
@@ -26,6 +28,7 @@ from stretto_core.sessions.values import argument_leaves, index_result, normaliz
 class TurnClass(str, Enum):
     reply = "reply"
     write = "write"
+    pure = "pure"
     read = "read"
     ceiling = "ceiling"
 
@@ -69,8 +72,10 @@ def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: 
               said: list[str]) -> TurnClass:
     if not turn.calls:
         return TurnClass.reply
-    if not all(manifest.is_read(c.tool) for c in turn.calls):
+    if any(manifest.ends_reach(c.tool) for c in turn.calls):
         return TurnClass.write
+    if not all(manifest.is_read(c.tool) for c in turn.calls):
+        return TurnClass.pure
     if results == 0:
         return TurnClass.read
     for call in turn.calls:

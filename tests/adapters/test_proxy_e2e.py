@@ -1,5 +1,6 @@
 """A scripted agent on the real mcp Client, through the proxy, in front of τ² retail's real
-environment: it makes exactly the LLM turns `stretto replay --env` counts, without and with the flow."""
+environment: it makes exactly the LLM turns `stretto replay --env` counts on the episodes as a proxy
+sees them (no user words, no replies: `sessions.views`), without and with the flow."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def test_three_retail_episodes_through_the_proxy_make_the_turns_replay_counts(tm
 
     sessions = load_fixture_episodes("tau2/retail", split="test")[:3]
     flow = fixture_flow("tau2/retail")
-    without, with_flow = replay_turns(flow, sessions)
+    without, with_flow = replay_turns(flow, sessions, proxy_view=True)  # what a proxy sees
     plain = run_episodes(sessions, None)
     served = run_episodes(sessions, flow, tmp_path / "served")
     assert sum(r.llm_turns for r in plain) == without

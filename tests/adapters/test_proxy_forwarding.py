@@ -16,13 +16,14 @@ mcp = pytest.importorskip("mcp")
 import mcp_types as types  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from stretto_mcp.scripted import same_code_env  # noqa: E402
 
 
 def _proxy(tmp_path: Path, *options: str, flow: bool = True) -> StdioServerParameters:
     tmp_path.mkdir(parents=True, exist_ok=True)
     extra = ["--flow", str(toy_flow(tmp_path / "toy.flow.json"))] if flow else []
     command = proxy_command(toy_server_command(), *extra, "--store", str(tmp_path / "s"), *options)
-    return StdioServerParameters(command=command[0], args=command[1:])
+    return StdioServerParameters(command=command[0], args=command[1:], env=same_code_env())
 
 
 def _texts(result: Any) -> list[str]:
@@ -149,6 +150,13 @@ def test_list_changed_reaches_the_host_and_a_changed_schema_stops_its_lookups(tm
     assert len(after) == 1
     assert any("tools/list_changed" in repr(m) or isinstance(m, types.ToolListChangedNotification)
                for m in host.messages), host.messages
+    [session] = read_session_files(tmp_path / "s")
+    kinds = [e.kind for e in session.events]
+    [refusal] = [e for e in session.events if e.kind == "refusal"]
+    assert (refusal.tool, refusal.reason, refusal.lifted) == ("get_customer", "schema_changed", None)
+    assert refusal.detail == "its input schema changed since the proxy first listed it"
+    # said after the call that changed the tools, before the call whose lookups it stopped
+    assert kinds.index("lookup") < kinds.index("refusal") < len(kinds) - 1 - kinds[::-1].index("tool_result")
 
 
 def test_the_operators_denylist_and_allowlist_stop_lookups(tmp_path: Path) -> None:
@@ -161,6 +169,9 @@ def test_the_operators_denylist_and_allowlist_stop_lookups(tmp_path: Path) -> No
     assert anyio.run(run, _proxy(tmp_path / "c", "--tools", "get_order")) == 1
     [denied] = read_session_files(tmp_path / "b" / "s")
     assert denied.header.labels["proxy.refused.get_customer"] == "the operator's denylist names it"
+    assert [(e.tool, e.reason) for e in denied.events if e.kind == "refusal"] == [("get_customer", "denied")]
+    [allowed] = read_session_files(tmp_path / "a" / "s")
+    assert [e for e in allowed.events if e.kind == "refusal"] == []
 
 
 def test_calls_sent_together_are_recorded_as_one_inferred_turn(tmp_path: Path) -> None:
@@ -199,7 +210,7 @@ def test_a_streamable_http_server_is_served_the_same_way(tmp_path: Path, mode: s
             time.sleep(0.1)
         command = [PYTHON, "-m", "stretto_core", "proxy", "--flow", str(toy_flow(tmp_path / "toy.flow.json")),
                    "--store", str(tmp_path / "s"), "--upstream", f"http://127.0.0.1:{port}/mcp"]
-        params = StdioServerParameters(command=command[0], args=command[1:])
+        params = StdioServerParameters(command=command[0], args=command[1:], env=same_code_env())
 
         async def run() -> list[str]:
             async with Client(params, mode=mode) as client:

@@ -16,6 +16,7 @@ from proxy_support import PYTHON, proxy_command, read_session_files
 pytest.importorskip("mcp_server_git")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from stretto_mcp.scripted import same_code_env  # noqa: E402
 
 from stretto_core import ToolManifest, learn_flow, save_flow  # noqa: E402
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage  # noqa: E402
@@ -37,7 +38,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _params(command: list[str]) -> StdioServerParameters:
-    return StdioServerParameters(command=command[0], args=command[1:])
+    return StdioServerParameters(command=command[0], args=command[1:], env=same_code_env())
 
 
 async def _what_the_host_sees(command: list[str], mode: str, repo: Path) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -19,10 +20,14 @@ def bench(
     quick: bool = typer.Option(False, "--quick", help="A small slice with few draws: checks that everything runs; "
                                "its numbers mean nothing."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    ablation: bool = typer.Option(True, "--ablation/--no-ablation", help="Run the ablation stage (what each part "
+                                  "of the estimators buys, as `stretto ablate`)."),
 ) -> None:
     """Run the ceiling, Table 3, calibration, costs, sweep, learning curves, AgentDojo and WorkBench,
-    record against environment, and cross-harness transfer; gather them in OUT/README.md."""
-    results = run_bench(data or data_root(), out, QUICK if quick else FULL, progress=progress)
+    record against environment, cross-harness transfer and the ablation; gather them in OUT/README.md."""
+    settings = QUICK if quick else FULL
+    results = run_bench(data or data_root(), out, settings if ablation else replace(settings, ablation=()),
+                        progress=progress)
     typer.echo(render_summary(results))
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from stretto_core.demo.run import demo, render, save_numbers
+from stretto_core.demo.run import HARNESSES, demo, load_harness, render, save_numbers
 from stretto_core.errors import StrettoError
 from stretto_core.paths import stretto_home
 
@@ -19,6 +19,9 @@ def demo_command(
     train: int = typer.Option(40, "--train", help="Of which this many are learned from; the rest are held out."),
     theta: float = typer.Option(0.3, "--theta", help="The speculator's threshold."),
     show_flow: bool = typer.Option(False, "--show-flow", help="Also print the learned flow."),
+    harness: Optional[str] = typer.Option(None, "--harness", help="Where the agent runs: "
+                                          f"{' or '.join(HARNESSES)} (default: the OpenAI Agents SDK when "
+                                          "installed, else the built-in harness)."),
 ) -> None:
     """Run stretto end to end on a built-in shop served by a scripted agent."""
     if sessions < 2 or not 1 <= train < sessions:
@@ -30,7 +33,10 @@ def demo_command(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StrettoError(f"{folder}: cannot make the demo's folder: {exc.strerror or exc}") from exc
-    numbers = demo(folder, sessions, train, theta)
+    runner, note = load_harness(harness)
+    if note:
+        typer.echo(f"stretto demo: {note}", err=True)
+    numbers = demo(folder, sessions, train, theta, runner)
     if show_flow:
         typer.echo(numbers["flow_show"])
     typer.echo(render(numbers), nl=False)

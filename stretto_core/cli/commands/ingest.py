@@ -25,7 +25,7 @@ def ingest(
     out: Path = typer.Option(..., "--out", help="Folder to write one <session id>.jsonl per episode into."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the summary as JSON here."),
     manifest: Optional[Path] = typer.Option(None, "--manifest",
-                                            help="A manifest whose tool kinds override the shipped ones."),
+                                            help="The manifest of the harness that recorded the runs: it replaces the shipped one."),
     by_file: bool = typer.Option(False, "--by-file", help="Print the counts of every file."),
 ) -> None:
     """Convert recorded episodes into stretto sessions, one file each; print what was read and skipped."""

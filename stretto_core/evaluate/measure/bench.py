@@ -4,8 +4,10 @@ Ingest τ²-bench, AgentDojo and WorkBench from the data folder into `out/sessio
 split (`out/split.json`), learn each test agent's speculator from other agents' train sessions,
 and measure: the ceiling; per τ² domain Table 3 (both speculators at θ = 0.3), Table 2
 (calibration), the costs, a threshold sweep, learning curves (Table 4), the record against the
-environment, and cross-harness transfer; AgentDojo per suite and WorkBench per domain (Table 3b).
-Everything is written under `out/` as JSON rows, PNG plots and a README.md that gathers the tables.
+environment, and cross-harness transfer; AgentDojo per suite and WorkBench per domain (Table 3b);
+and the ablation (`stretto ablate`: what each part of the estimators buys) of every domain where
+the speculator made lookups. Everything is written under `out/` as JSON rows, PNG plots and a
+README.md that gathers the tables.
 
 `quick` runs a small slice (a few files of each benchmark, fewer draws, thresholds and orders),
 for tests; its numbers mean nothing.
@@ -23,6 +25,7 @@ from typing import Iterator
 from tqdm import tqdm
 
 from stretto_core.errors import StrettoError
+from stretto_core.evaluate.measure.ablation import ablate_domain
 from stretto_core.evaluate.measure.bench_data import Corpus, agent_key, domain_of, ingest_all, load_corpora
 from stretto_core.evaluate.measure.bench_plan import DomainPlan, FlowCache, plan_domain
 from stretto_core.evaluate.measure.bench_report import BenchResults, write_outputs
@@ -36,6 +39,7 @@ from stretto_core.evaluate.measure.metrics import (DomainCosts, SpeculatorCompar
                                           merge_results, task_key)
 from stretto_core.evaluate.measure.sweep import THETAS, best_theta, sweep, sweep_rows
 from stretto_core.evaluate.replay.rows import ReplayResult
+from stretto_core.evaluate.variants import VARIANTS, VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
 
 TAU2 = "tau2"
@@ -58,11 +62,16 @@ class BenchSettings:
     env_episodes: int | None = None
     """Test episodes per domain replayed in the environment (None: all)."""
     seed: int = 0
+    ablation: tuple[str, ...] = tuple(v.name for v in VARIANTS if not v.features)
+    """The variants of the ablation stage (`evaluate.variants`), on each domain with lookups; () skips it.
+    Each takes a part of the speculator as released away (and `next` is the next-step rule); result
+    features are no part of it (`learn` adds none by default), and learning them for every test
+    agent would double the stage's time, so `stretto ablate --variants features` measures them."""
 
 
 FULL = BenchSettings()
 QUICK = BenchSettings(quick=True, draws=200, thetas=(0.1, 0.3, 0.5), curve_sizes=(10,), curve_orders=1,
-                      curve_agents=1, env_episodes=4)
+                      curve_agents=1, env_episodes=4, ablation=("full", "simple", "next"))
 
 
 class Stages:
@@ -133,6 +142,8 @@ def run_bench(data: Path, out: Path, settings: BenchSettings = FULL, progress: b
         for name in OTHERS:
             if name in plans:
                 _other_benchmark(name, plans[name], settings, stages, results)
+        if settings.ablation:
+            _ablation(corpora, plans, flows, settings, stages, results)
         results.flows_learned = flows.learned
         with stages.stage("report"):
             results.seconds = time.perf_counter() - started
@@ -140,6 +151,24 @@ def run_bench(data: Path, out: Path, settings: BenchSettings = FULL, progress: b
             write_outputs(results, out)
     stages.bar.close()
     return results
+
+
+def _ablation(corpora: dict[str, Corpus], plans: dict[str, list[DomainPlan]], flows: FlowCache,
+              settings: BenchSettings, stages: Stages, results: BenchResults) -> None:
+    """Every variant on each domain whose use-before-write replay made a lookup (elsewhere every
+    variant would make none); the flows `full` serves are the bench's own, not learned again."""
+    shared = VariantFlows(default=lambda sessions: flows.flow(sessions).flow)
+    chosen = [(name, plan.domain) for name, ps in plans.items() for plan in ps
+              if plan.domain in results.replays and results.replays[plan.domain]["use"].lookups]
+    stages.expect(len(chosen))
+    for name, domain in chosen:
+        with stages.stage(f"{domain}: ablation"):
+            results.ablation.extend(ablate_domain(corpora[name], domain, [variant(v) for v in settings.ablation],
+                                                  DEFAULT_THETA, settings.draws, settings.seed, flows=shared))
+    skipped = [plan.domain for ps in plans.values() for plan in ps
+               if plan.domain in results.replays and not results.replays[plan.domain]["use"].lookups]
+    if skipped:
+        results.notes.append(f"ablation: not run where the speculator made no lookup ({', '.join(skipped)})")
 
 
 def _split_summary(results: BenchResults, corpora: dict[str, Corpus]) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, Field
 
 from stretto_core.errors import StrettoError
+from stretto_core.evaluate.measure.ablation import AblationRow, render_ablation
 from stretto_core.evaluate.measure.bench_plan import FALLBACK_MARK, LearnSource
 from stretto_core.evaluate.measure.bootstrap import format_interval
 from stretto_core.evaluate.measure.bench_stages import Agreement, CurveCase, LeadAgreement
@@ -50,6 +51,8 @@ PAPER = {
     "table3b": "Paper: AgentDojo 7.2% against 7.7% (−0.5 [−1.7, 0.0]); WorkBench 0.0%, not a single lookup.",
     "env": "Paper: the record counts 96.7% of the environment's saved turns, 91% of the lead, 55–72% of its "
            "detours; 93–95% of episodes save the same turns.",
+    "ablation": "The paper reports no ablation. The `next` row is the next-step speculator of Table 3 and 3b, "
+                "replayed again beside the others: the same turns saved and detours.",
     "harness": "Paper (DTap-Bench): learned in other harnesses, a speculator keeps 59% of what the agent's own "
                "sessions save, with 64% of the detours; from its harness-mates, 79%.",
 }
@@ -92,6 +95,7 @@ class BenchResults(BaseModel):
     leads: list[LeadAgreement] = Field(default_factory=list)
     env_failures: list[str] = Field(default_factory=list)
     cross_harness: list[HarnessRow] = Field(default_factory=list)
+    ablation: list[AblationRow] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     replays: dict[str, dict[str, ReplayResult]] = Field(default_factory=dict, exclude=True)
 
@@ -112,6 +116,7 @@ def write_outputs(results: BenchResults, out: Path) -> None:
         "table3b": results.table3b,
         "record_vs_env": {"rows": results.agreement, "leads": results.leads, "failures": results.env_failures},
         "cross_harness": results.cross_harness,
+        "ablation": results.ablation,
         "timings": {"seconds": results.seconds, "stages": results.stage_seconds, "quick": results.quick},
     }
     for name, body in tables.items():
@@ -186,6 +191,7 @@ def _table3b(rows: Sequence[SpeculatorComparison]) -> str:
                 "Detours / episode (use / next)": (f"{c.b.detours_per_episode.point or 0:.2f} / "
                                                    f"{c.a.detours_per_episode.point or 0:.2f}"),
                 "Lookups (use / next)": f"{c.b.lookups:,} / {c.a.lookups:,}",
+                "Transient (use / next)": f"{c.b.transient:,} / {c.a.transient:,}",
                 "Share of ceiling (use / next)": (f"{pct(c.b.ceiling_share.point)} / {pct(c.a.ceiling_share.point)}")}
 
     lines = [line(c) for c in rows]
@@ -249,6 +255,7 @@ def render_summary(r: BenchResults) -> str:
         "τ²-bench, both speculators at θ = 0.3 (Table 3):", render_comparisons(r.table3),
         "Calibration (Table 2):", render_calibration(r.calibration),
         "AgentDojo and WorkBench (Table 3b):", _table3b(r.table3b),
+        "Ablation (what each part buys):", render_ablation(r.ablation) if r.ablation else "(not run)",
         "Record against environment:", _agreement(r.agreement, r.leads), FALLBACK_NOTE,
         f"Wall time {r.seconds / 60:.1f} minutes. Everything else: {Path(r.out) / 'README.md'}"]) + "\n"
 
@@ -308,6 +315,16 @@ def render_readme(r: BenchResults) -> str:
               "from other harnesses' agents (its model left out), on the same test episodes; difference = other − own. "
               "The pooled row's sessions are summed over its agents.",
               render_cross_harness(r.cross_harness), PAPER["harness"],
+              "## Ablation: what each part buys",
+              "`stretto ablate` as a stage of the bench: per domain where the speculator made lookups, each variant "
+              "(`stretto_core/evaluate/variants.py`) takes one part of the estimators away (result features, no part of "
+              "the default speculator, are left to `stretto ablate --variants features`) and replays the same test "
+              "episodes from the record at θ = 0.3, each test agent's flow learned from the same train sessions as "
+              "Table 3's (the variants that learn as `full` does share its flow). Δ: variant − full, paired over "
+              "tasks, 95% intervals. ECE: the variant's own score over the lookups it weighed. Utility is priced at "
+              "the paper's τ² costs (Appendix B), and left out elsewhere.",
+              render_ablation(r.ablation) if r.ablation else "(no domain with lookups to ablate)",
+              PAPER["ablation"], FALLBACK_NOTE,
               "## Notes", "\n".join(f"- {n}" for n in r.notes + [f"environment: {f}" for f in r.env_failures[:10]])
               or "- none",
               "## Timings", _timings(r)]

@@ -84,6 +84,9 @@ class CeilingRow(BaseModel):
     writes: int
     reads: int
     """Turns whose calls are all reads, those in the ceiling included (as in Table 1)."""
+    pure: int = 0
+    """Turns whose calls change nothing but are not all reads (a `think`, a `calculate`): they end no
+    read's reach, and no lookup makes them."""
     ceiling: int
     one_call_ceiling: int
     with_user_words: int
@@ -93,6 +96,7 @@ class CeilingRow(BaseModel):
     read_share: float
     ceiling_share: float
     with_user_words_share: float
+    pure_share: float = 0.0
     one_call_share: float | None
     """Of the turns in the ceiling, the share with a single call; None when there are none."""
     ranges: dict[str, Range] = {}
@@ -108,7 +112,7 @@ class CeilingReport(BaseModel):
     """App rows' ranges count only agents with at least this many sessions in the app."""
 
 
-SHARES = ("reply_share", "write_share", "read_share", "ceiling_share", "with_user_words_share")
+SHARES = ("reply_share", "write_share", "pure_share", "read_share", "ceiling_share", "with_user_words_share")
 
 
 @dataclass
@@ -117,6 +121,7 @@ class _Tally:
     turns: int = 0
     replies: int = 0
     writes: int = 0
+    pure: int = 0
     reads: int = 0
     ceiling: int = 0
     one_call_ceiling: int = 0
@@ -127,6 +132,7 @@ class _Tally:
         self.turns += len(item.classes)
         self.replies += item.classes.count(TurnClass.reply)
         self.writes += item.classes.count(TurnClass.write)
+        self.pure += item.classes.count(TurnClass.pure)
         self.ceiling += item.classes.count(TurnClass.ceiling)
         self.reads += item.classes.count(TurnClass.read) + item.classes.count(TurnClass.ceiling)
         self.one_call_ceiling += item.one_call_ceiling
@@ -135,7 +141,8 @@ class _Tally:
     def row(self, app: str, agent: str | None, agents: int) -> CeilingRow:
         share = (lambda n: n / self.turns) if self.turns else (lambda n: 0.0)
         return CeilingRow(app=app, agent=agent, sessions=self.sessions, agents=agents, turns=self.turns,
-                          replies=self.replies, writes=self.writes, reads=self.reads, ceiling=self.ceiling,
+                          replies=self.replies, writes=self.writes, pure=self.pure, pure_share=share(self.pure),
+                          reads=self.reads, ceiling=self.ceiling,
                           one_call_ceiling=self.one_call_ceiling, with_user_words=self.with_user_words,
                           with_user_words_share=share(self.with_user_words), reply_share=share(self.replies),
                           write_share=share(self.writes), read_share=share(self.reads),
@@ -213,14 +220,19 @@ def render_table(report: CeilingReport) -> str:
         "Turns": lambda r: count(r.turns),
         "Replies": _share_cell("reply_share"),
         "Writes": _share_cell("write_share"),
+        "Pure": _share_cell("pure_share"),
         "Reads": _share_cell("read_share"),
         "Ceiling": _share_cell("ceiling_share"),
         "One call": lambda r: pct(r.one_call_share, 0),
         "With user's words": _share_cell("with_user_words_share"),
     }
+    if not any(r.pure for r in report.rows):
+        del columns["Pure"]  # no turn of a pure tool (think, calculate): the paper's columns
     table = markdown_table(report.rows, columns, right=list(columns)[1:])
     agents = "agents" if report.range_min_sessions <= 1 else f"agents with {report.range_min_sessions}+ sessions"
-    note = (f"Reads include the turns in the ceiling. Brackets: range across {agents} (app rows), across apps (All).\n"
+    pure = ("Pure: turns of tools that change nothing (think, calculate); no read's reach ends at them.\n"
+            if "Pure" in columns else "")
+    note = (pure + f"Reads include the turns in the ceiling. Brackets: range across {agents} (app rows), across apps (All).\n"
             "One call: share of ceiling turns with a single call. With user's words: the ceiling when an\n"
             "argument may also be a value the user wrote.")
     return f"{table}\n\n{note}"

@@ -129,6 +129,8 @@ class MetricSet(BaseModel):
     used: int = 0
     saved: int = 0
     detours: int = 0
+    transient: int = 0
+    """Lookups that matched a call met by a transient failure: reported apart, never saved."""
 
 
 class EpisodeSums:
@@ -171,6 +173,7 @@ def _metric_set(sums: EpisodeSums, intervals: dict[str, Interval | None]) -> Met
     return MetricSet(episodes=len(rows), llm_turns=sum(r.llm_turns for r in rows),
                      lookups=sum(r.lookups for r in rows), used=sum(r.used for r in rows),
                      saved=sum(r.turns_saved for r in rows), detours=sum(r.detours for r in rows),
+                     transient=sum(r.transient for r in rows),
                      turns_saved=intervals["turns_saved"], detours_per_episode=intervals["detours_per_episode"],
                      ceiling_share=intervals["ceiling_share"], utility=intervals["utility"])
 
@@ -220,7 +223,8 @@ def compare_speculators(a: ReplayResult, b: ReplayResult, costs: DomainCosts | N
     set_a, set_b = _metric_set(sums_a, one), _metric_set(sums_b, two)
     difference = _metric_set(sums_b, diff).model_copy(update={
         "episodes": set_b.episodes, "lookups": set_b.lookups - set_a.lookups, "used": set_b.used - set_a.used,
-        "saved": set_b.saved - set_a.saved, "detours": set_b.detours - set_a.detours})
+        "saved": set_b.saved - set_a.saved, "detours": set_b.detours - set_a.detours,
+        "transient": set_b.transient - set_a.transient})
     return SpeculatorComparison(group=group, tasks=n, a_label=a_label, b_label=b_label, a=set_a, b=set_b,
                                 difference=difference, costs=costs)
 
@@ -239,6 +243,7 @@ def render_comparisons(rows: Sequence[SpeculatorComparison]) -> str:
                 "Share of ceiling": format_interval(m.ceiling_share, 100, 1, unit, signed),
                 "Utility / episode (k tokens)": format_interval(m.utility, 1e-3, 2, "", signed),
                 "Lookups (used)": (f"{m.lookups:+,} ({m.used:+,})" if signed else f"{m.lookups:,} ({m.used:,})"),
+                "Transient (apart)": f"{m.transient:+,}" if signed else f"{m.transient:,}",
                 "Episodes": f"{m.episodes:,}" if not signed else "",
             })
     columns = {h: h for h in (lines[0] if lines else {"Group": ""})}

@@ -6,7 +6,8 @@ really gets then (paper §2.2, §4.2, Appendix D). Each episode runs on a fresh 
 with requestor "user", so the state stays the record's. A lookup runs when it is made.
 
 A lookup answers a later call of the agent's when it is the same call and returned what that
-call returns when it runs. Writes do not clear lookups here: a read can answer across a write
+call returns when it runs, unless that is a transient failure (`sessions.failures`, rule 1): then
+the lookup answers nothing and is reported apart (`transient`). Writes do not clear lookups here: a read can answer across a write
 that left its result unchanged. An answered call still runs, to keep the state right, but the
 engine never sees it. A lookup that answers nothing is a detour.
 
@@ -25,6 +26,7 @@ from typing import Any, Callable
 from stretto_core.evaluate.envs import ToolEnvironment, open_environment
 from stretto_core.evaluate.replay.episode import CallInfo, PreparedEpisode
 from stretto_core.evaluate.replay.walk import LookupRecord, Walk
+from stretto_core.sessions.failures import is_transient_failure
 from stretto_core.sessions.model import LLMTurn, SessionHeader, ToolResult
 from stretto_core.serve.speculator import Decision
 
@@ -68,14 +70,16 @@ class EnvSource:
             call = self.episode.calls.get(tool_call.call_id)
             if call is None or not call.by_agent or not call.is_read or call.result_index is None:
                 continue
-            waiting = [r for r in walk.lookups if r.claimed is None and r.key == call.key]
+            waiting = [r for r in walk.lookups if r.claimed is None and not r.transient and r.key == call.key]
             if not waiting:
                 continue
             outcome = self._ahead(call, event_index)
             if outcome is None:
                 continue
             same = [r for r in waiting if (r.content, r.error) == outcome]
-            if same:
+            if same and is_transient_failure(*outcome):
+                same[-1].transient = True  # both met the moment's failure: no answer
+            elif same:
                 walk.claim(same[-1], call, in_flight=False)  # the latest: the likeliest to match again
                 answered.add(call.call_id)
         return answered
@@ -112,7 +116,7 @@ class EnvSource:
         if call.call_id in self.ahead:
             return self.ahead[call.call_id]
         before = self._runs_between(event_index, call)
-        if all(c.is_read for c in before):
+        if not any(c.ends_reach for c in before):  # reads and pure tools commute with the call
             outcome = run_call(self.env, call.tool, call.arguments)
         else:
             outcome = self._on_a_copy(before, call)
@@ -146,9 +150,12 @@ class EnvSource:
         """A lookup made while this call was in flight, of the same call with the same result,
         is used (it cannot spare the call, which the agent had already made)."""
         for record in walk.lookups:
-            if (record.claimed is None and record.key == call.key and record.event_index > call.issued_at
-                    and (record.content, record.error) == outcome):
-                walk.claim(record, call, in_flight=True)
+            if (record.claimed is None and not record.transient and record.key == call.key
+                    and record.event_index > call.issued_at and (record.content, record.error) == outcome):
+                if is_transient_failure(*outcome):
+                    record.transient = True
+                else:
+                    walk.claim(record, call, in_flight=True)
                 return
 
     @staticmethod

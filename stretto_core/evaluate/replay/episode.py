@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import logging
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from stretto_core.errors import StrettoError
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Session, SessionHeader, ToolResult, UserMessage
+from stretto_core.sessions.failures import is_failure, is_transient_failure
 from stretto_core.sessions.state import call_key
 from stretto_core.sessions.turns import TurnClass, classify_turns
 from stretto_core.sessions.values import TextResult, parse_result
@@ -59,6 +60,8 @@ class CallInfo:
     key: str
     by_agent: bool
     is_read: bool
+    ends_reach: bool
+    """A write, or a tool that may be one (generic): it ends every lookup's reach. Pure tools do not."""
     issued_at: int
     """The index of the event that made the call (the agent's LLM turn, or the user's message)."""
     done_at: Tick
@@ -68,6 +71,8 @@ class CallInfo:
     """The index of the agent's LLM turn among the episode's turns (None for the user's calls)."""
     tokens: float
     """The call's and its result's tokens."""
+    transient: bool = False
+    """Its recorded result is a transient failure (`sessions.failures`): no lookup is counted as answering it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +98,7 @@ class PreparedEpisode:
     agent_calls_by_key: dict[str, list[CallInfo]]
     """Every agent call of a read, by call key, in the order they ran."""
     agent_write_ticks: list[Tick]
-    """When each of the agent's non-read calls ran, in order: each ends a lookup's reach."""
+    """When each of the agent's calls that ends a lookup's reach ran (`ToolManifest.ends_reach`), in order."""
     turns_after_event: list[int]
     """For each event index, how many of the agent's LLM turns come after it."""
     results_by_tool: dict[str, list[int]]
@@ -166,7 +171,7 @@ def prepare_session(session: Session, manifest: ToolManifest | None = None,
                     parse: bool = True) -> PreparedEpisode:
     """Index a session for replay.
 
-    `manifest` says which tools are reads (the rest end a lookup's reach); by default the
+    `manifest` says which tools are reads and which end a lookup's reach; by default the
     session's own. `parse` fills in each result's `parsed` once (JSON, Python literal, YAML), so
     that no replay parses it again; a result that is only text is left unparsed.
     """
@@ -203,7 +208,7 @@ def prepare_session(session: Session, manifest: ToolManifest | None = None,
             text = call_text(call.tool, call.arguments) + (result.content if result is not None else "")
             calls[call.call_id] = CallInfo(
                 call.call_id, call.tool, call.arguments, call_key(call.tool, call.arguments), by_agent,
-                man.is_read(call.tool), index, done_at, result_index,
+                man.is_read(call.tool), man.ends_reach(call.tool), index, done_at, result_index,
                 turn_number.get(index) if by_agent else None, text_tokens(text))
 
     n_turns = len(llm_turns)
@@ -220,18 +225,15 @@ def prepare_session(session: Session, manifest: ToolManifest | None = None,
         turns.append(TurnInfo(event_index, ids, tokens, n_turns - n - 1,
                               n < len(classes) and classes[n] is TurnClass.ceiling))
 
+    writes = sorted(info.done_at for info in calls.values() if info.by_agent and info.ends_reach)
+    for call_id in transient_failures(calls, events, writes):
+        calls[call_id] = replace(calls[call_id], transient=True)
     by_key: dict[str, list[CallInfo]] = {}
-    writes: list[Tick] = []
     for info in calls.values():
-        if not info.by_agent:
-            continue
-        if info.is_read:
+        if info.by_agent and info.is_read:
             by_key.setdefault(info.key, []).append(info)
-        else:
-            writes.append(info.done_at)
     for group in by_key.values():
         group.sort(key=lambda c: c.done_at)
-    writes.sort()
 
     results_by_tool: dict[str, list[int]] = {}
     for index, event in enumerate(events):
@@ -254,6 +256,32 @@ def prepare_session(session: Session, manifest: ToolManifest | None = None,
         results_by_tool=results_by_tool, turn_at_event=turn_number, ceiling_turns=sum(1 for t in turns if t.ceiling),
         input_tokens=sum(reported) if reported else None,
         problems=[f"session {session.session_id}: {p}" for p in problems])
+
+
+def transient_failures(calls: dict[str, CallInfo], events: Sequence[Event], writes: Sequence[Tick]) -> set[str]:
+    """The agent's read calls whose recorded result is a transient failure (`sessions.failures`):
+    its text says the service failed, or the agent made the call again before its next write
+    and got another result."""
+    results: dict[str, list[CallInfo]] = {}
+    for info in calls.values():
+        if info.by_agent and info.is_read and info.result_index is not None:
+            results.setdefault(info.key, []).append(info)
+    out: set[str] = set()
+    for group in results.values():
+        group.sort(key=lambda c: c.done_at)
+        for n, call in enumerate(group):
+            got = events[call.result_index]  # type: ignore[index]
+            assert isinstance(got, ToolResult)
+            if not is_failure(got.content, got.error):
+                continue
+            i = bisect_right(writes, call.done_at)
+            limit = writes[i] if i < len(writes) else None
+            again = [events[c.result_index] for c in group[n + 1:] if limit is None or c.done_at < limit]
+            retried = any((r.content, r.error) != (got.content, got.error) for r in again
+                          if isinstance(r, ToolResult))
+            if is_transient_failure(got.content, got.error, retried):
+                out.add(call.call_id)
+    return out
 
 
 def prepare_sessions(sessions: Sequence[Session | PreparedEpisode],

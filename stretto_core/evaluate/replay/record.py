@@ -12,6 +12,10 @@ a write), else of the same tool, else `{}`.
 - A lookup of a call the agent had already made in the same turn (its result still to come)
   cannot spare it; it gets that call's result and counts as used, not as a detour.
 - The agent's own repeats are never savings: only a lookup answers a call.
+- A call whose recorded result is a transient failure (`sessions.failures`: `Error: 503`, a
+  timeout, or an error the agent's retry did not meet again) is never answered: a lookup that
+  matches it gets that result, answers nothing, and is reported apart (`transient`), neither
+  used nor a detour.
 
 A stand-in is another call's result, so a later lookup may bind a value from it that the real
 result would not have held, and then answer a call by luck. `strict=True` rules that out: a
@@ -62,4 +66,7 @@ class RecordSource:
             return
         result = episode.result_of(call)
         record.content, record.error = result.content, result.error
+        if call.transient:  # what that call met was the moment's failure: not an answer
+            record.transient = True
+            return
         walk.claim(record, call, in_flight=call.issued_at < event_index)

@@ -4,6 +4,9 @@ Every measurement (turns saved, detours, calibration, sweeps, learning curves, i
 computed from these rows, so any number a report prints can be recomputed from the JSON on disk.
 The top level of a replay's JSON holds the totals that other tools rely on:
 `episodes, llm_turns, turns_saved, detours, lookups, ceiling_turns` (counts over all episodes).
+
+A lookup is used, a detour, or (version 2) transient: the call it matched met a transient failure
+(`sessions.failures`), so it answered nothing and is counted apart, neither used nor a detour.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-REPLAY_FORMAT_VERSION = 1
+REPLAY_FORMAT_VERSION = 2
+"""Version 2 added `transient` (episode rows, lookup rows, totals); version 1 is read with none."""
 
 
 class _Row(BaseModel):
@@ -37,6 +41,8 @@ class EpisodeRow(_Row):
     lookups: int = 0
     used: int = 0
     detours: int = 0
+    transient: int = 0
+    """Lookups that matched a call whose recorded result was a transient failure (neither used nor detours)."""
     used_before_next_decision: int = 0
     saved_turn_tokens: float = 0.0
     detour_tokens: float = 0.0
@@ -59,6 +65,8 @@ class LookupRow(_Row):
     binding: float
     used: bool
     detour: bool
+    transient: bool = False
+    """The call it matched met a transient failure: it answered nothing, and is no detour."""
     stand_in: bool = False
     before_next_decision: bool = False
     result_tokens: int = 0
@@ -115,6 +123,7 @@ class ReplayResult(_Row):
     lookups: int = 0
     ceiling_turns: int = 0
     used: int = 0
+    transient: int = 0
     episode_rows: list[EpisodeRow] = Field(default_factory=list)
     lookup_rows: list[LookupRow] = Field(default_factory=list)
     weighed_rows: list[WeighedRow] = Field(default_factory=list)
@@ -129,4 +138,5 @@ class ReplayResult(_Row):
         self.lookups = sum(r.lookups for r in rows)
         self.ceiling_turns = sum(r.ceiling_turns for r in rows)
         self.used = sum(r.used for r in rows)
+        self.transient = sum(r.transient for r in rows)
         return self

@@ -26,6 +26,8 @@ class SummaryRow(BaseModel):
     lookups: int
     used: int
     detours: int
+    transient: int = 0
+    """Lookups that matched a call met by a transient failure: neither used nor detours, never saved."""
     saved_share: float | None
     detours_per_episode: float | None
     ceiling_share: float | None
@@ -51,6 +53,7 @@ def _summary(app: str, rows: list[EpisodeRow]) -> SummaryRow:
     detours = sum(r.detours for r in rows)
     return SummaryRow(app=app, episodes=len(rows), llm_turns=turns, turns_saved=saved, ceiling_turns=ceiling,
                       lookups=sum(r.lookups for r in rows), used=sum(r.used for r in rows), detours=detours,
+                      transient=sum(r.transient for r in rows),
                       saved_share=saved / turns if turns else None,
                       detours_per_episode=detours / len(rows) if rows else None,
                       ceiling_share=saved / ceiling if ceiling else None)
@@ -66,15 +69,18 @@ def render_summary(result: ReplayResult) -> str:
         "Detours / episode": lambda r: "–" if r.detours_per_episode is None else f"{r.detours_per_episode:.2f}",
         "Share of ceiling": lambda r: pct(r.ceiling_share),
         "Lookups (used)": lambda r: f"{count(r.lookups)} ({count(r.used)})",
+        "Transient (apart)": lambda r: count(r.transient),
     }
     table = markdown_table(summarize(result), columns,
                            right=["Episodes", "LLM turns", "Turns saved", "Detours / episode",
-                                  "Share of ceiling", "Lookups (used)"])
+                                  "Share of ceiling", "Lookups (used)", "Transient (apart)"])
     cfg = result.config
     how = "in the environment" if cfg.env else "from the record"
     note = (f"Replayed {how}, policy {cfg.policy}, θ = {cfg.theta:g}"
             f"{', split ' + cfg.split if cfg.split else ''}. Share of ceiling: turns saved over the "
-            "turns in the read-only ceiling.")
+            "turns in the read-only ceiling. Transient: lookups that matched a call whose result was a "
+            "transient failure (`Error: 503`, a timeout, an error a retry did not meet again), counted apart "
+            "and never as saved.")
     if not cfg.env:
         note += " Detours from the record are a lower bound."
     return f"{table}\n\n{note}"

@@ -48,13 +48,14 @@ def tally(walk: Walk, env_mismatches: int | None = None) -> EpisodeReplay:
     sid, task = header.session_id, header.task_id
     lookup_rows = [_lookup_row(walk, record) for record in walk.lookups]
     used = sum(1 for r in lookup_rows if r.used)
+    transient = sum(1 for r in lookup_rows if r.transient)
     row = EpisodeRow(
         session_id=sid, task_id=task, agent=header.agent_model, app=header.app,
         harness=header.harness, trial=header.trial, reward=header.reward,
         llm_turns=len(episode.turns), turns_saved=len(walk.saved_turns),
         calls=sum(1 for c in episode.calls.values() if c.by_agent),
         calls_answered=len(walk.answered), ceiling_turns=episode.ceiling_turns,
-        lookups=len(lookup_rows), used=used, detours=len(lookup_rows) - used,
+        lookups=len(lookup_rows), used=used, detours=len(lookup_rows) - used - transient, transient=transient,
         used_before_next_decision=sum(1 for r in lookup_rows if r.before_next_decision),
         saved_turn_tokens=sum(saved_turn_value(episode, n) for n in walk.saved_turns),
         detour_tokens=float(sum(r.result_tokens * r.turns_left for r in lookup_rows if r.detour)),
@@ -73,7 +74,8 @@ def _lookup_row(walk: Walk, record: LookupRecord) -> LookupRow:
     return LookupRow(
         session_id=episode.session_id, task_id=episode.header.task_id, decision=record.decision,
         response=record.response, tool=record.tool, arguments=record.arguments, site=record.site,
-        score=record.score, reach=record.reach, binding=record.binding, used=used, detour=not used,
+        score=record.score, reach=record.reach, binding=record.binding, used=used,
+        detour=not used and not record.transient, transient=record.transient,
         stand_in=record.stand_in, from_stand_in=record.from_stand_in, answered=used and not record.in_flight,
         before_next_decision=used and _before_next_decision(walk, record),
         result_tokens=result_tokens(record.content),

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from stretto_core.serve.engine import Engine, EngineSession
 from stretto_core.evaluate.replay.episode import CallInfo, PreparedEpisode
+from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Lookup, ToolResult, UserMessage
 from stretto_core.serve.speculator import Decision, weigh_all
 from stretto_core.sessions.state import call_key
@@ -53,6 +54,9 @@ class LookupRecord:
     claimed: CallInfo | None = None
     in_flight: bool = False
     """It was the same call as one the agent had already made in the same turn (used, saves nothing)."""
+    transient: bool = False
+    """The call it matched got a transient failure (`sessions.failures`): neither used nor a detour,
+    it is reported apart and answers nothing."""
 
 
 @dataclass(slots=True)
@@ -106,6 +110,19 @@ class Source(Protocol):
         ...
 
 
+def replay_authority(episode: PreparedEpisode) -> ToolManifest:
+    """The authority on tool kinds a replayed episode is served under: the tools its own harness
+    listed (its header's manifest), narrowed by the manifest it was read under when that is
+    another (the operator's `--manifest` for its app: a tool either does not mark read is never
+    looked up); a session recorded without one gets the manifest it was read under. A replay is
+    never left to the flow file's own word on which tools are reads, nor given a tool another
+    harness of the same benchmark has."""
+    own, read_under = episode.header.manifest, episode.manifest
+    if own is None:
+        return read_under
+    return own if read_under is own or read_under == own else own.narrowed(read_under)
+
+
 @dataclass
 class Walk:
     """One episode's replay in progress: the engine session and the books."""
@@ -130,12 +147,7 @@ class Walk:
     """The engine's call ids of lookups whose results were another call's stand-ins."""
 
     def __post_init__(self) -> None:
-        # The authority on tool kinds is what the episode's own server listed (its header's
-        # manifest); a session recorded without one is replayed under the manifest it was read
-        # under (the operator's --manifest for its app), so that a replay is never left to the
-        # flow file's own word on which tools are reads.
-        live = self.episode.header.manifest or self.episode.manifest
-        self.session = self.engine.session(live_manifest=live)
+        self.session = self.engine.session(live_manifest=replay_authority(self.episode))
         if self.session.served:  # the walk asks where any earlier value came from: the full state
             self.session = EngineSession(self.engine, self.session.guard, served=False)
 

@@ -52,10 +52,21 @@ def load_fixture_episodes(app: str = "tau2/retail", split: str = "test") -> list
     return load_episodes(app, split)
 
 
-def replay_turns(flow: Flow, sessions: Sequence[Session], theta: float = 0.3) -> tuple[int, int]:
-    """LLM turns without and with the flow, by `stretto replay --env`'s rule, over `sessions`."""
+def replay_turns(flow: Flow, sessions: Sequence[Session], theta: float = 0.3, *,
+                 proxy_view: bool = False) -> tuple[int, int]:
+    """LLM turns without and with the flow, by `stretto replay --env`'s rule, over `sessions`.
+
+    `proxy_view=True` replays what a proxy between the agent and its tools sees of each episode
+    (`sessions.views.as_seen_by_a_proxy`: no user words, no replies): the turns it saves are
+    taken from the episodes' own count of LLM turns."""
     from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
     from stretto_core.serve.runtime import FlowRuntime
+    from stretto_core.sessions.views import as_seen_by_a_proxy
 
-    result = replay_sessions(FlowRuntime(flow), list(sessions), ReplayOptions(theta=theta, env=True, processes=1))
-    return result.llm_turns, result.llm_turns - result.turns_saved
+    options = ReplayOptions(theta=theta, env=True, processes=1)
+    if not proxy_view:
+        result = replay_sessions(FlowRuntime(flow), list(sessions), options)
+        return result.llm_turns, result.llm_turns - result.turns_saved
+    without = sum(len(s.llm_turns()) for s in sessions)
+    seen = replay_sessions(FlowRuntime(flow), [as_seen_by_a_proxy(s) for s in sessions], options)
+    return without, without - seen.turns_saved

@@ -72,7 +72,7 @@ def ingest_files(source: str, paths: Iterable[str | Path], out_dir: str | Path,
                  manifest: ToolManifest | str | Path | None = None) -> IngestReport:
     """Convert every episode in `paths` into a session file under `out_dir`, and report the counts.
 
-    `manifest` overrides tool kinds of the shipped manifests (its tools replace theirs).
+    `manifest` replaces the shipped manifests: every session is ingested under it alone.
     """
     conv = converter(source)
     manifests = ManifestSource(load_override(manifest))

