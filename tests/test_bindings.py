@@ -8,7 +8,7 @@ from bindings_sessions import SHOP, Script, order_record, user_record, walk_orde
 from stretto_core.learn.bindings import (DESCRIBED_READ, MENTIONED, NAMED_OTHER, PLAIN, START_SITE, BindingCounts,
                                          add_session, compile_table, count_bindings, site_name)
 from stretto_core.serve.bind import bind
-from stretto_core.learn.bindings.compile import PRIOR_WEIGHT
+from stretto_core.learn.bindings.compile import CLASS_PRIOR_WEIGHT
 from stretto_core.learn.bindings.mention import mention_flags
 from stretto_core.learn.bindings.pick import pool_of
 
@@ -148,7 +148,7 @@ def test_rho_of_a_single_source_is_its_agreement_shrunk_towards_the_pooled_rate(
     k, n = at.support[PLAIN]
     assert (k, n) == (6.0, 6.0)  # six reads, each the first open order of the list
     pooled = (6 + 1) / (6 + 2)
-    assert at.rho["*"][PLAIN] == pytest.approx((k + PRIOR_WEIGHT * pooled) / (n + PRIOR_WEIGHT))
+    assert at.rho["*"][PLAIN] == pytest.approx((k + CLASS_PRIOR_WEIGHT * pooled) / (n + CLASS_PRIOR_WEIGHT))
     assert at.rho["*"][NAMED_OTHER] == pytest.approx(pooled)  # no evidence: the pooled rate
 
 
@@ -190,3 +190,25 @@ def test_a_value_found_only_in_a_failed_result_is_not_traced():
     s.call("get_order_details", {"order_id": "#A1"}, order_record("#A1", "u", []))
     arg = count_bindings(s.session(), SHOP).lookups["get_order_details"].args["order_id"]
     assert arg.values == 1.0 and arg.found == {}
+
+
+def test_rho_is_lowered_at_a_site_where_the_agent_took_its_values_from_elsewhere():
+    sessions = []
+    for i in range(12):  # after a user lookup the agent reads an order of the user's list ...
+        s = Script(f"a{i}").call("get_user_details", {"user_id": f"u{i}"}, user_record(f"u{i}", [f"#A{i}"]))
+        s.call("get_order_details", {"order_id": f"#A{i}"}, order_record(f"#A{i}", f"u{i}", []))
+        sessions.append(s)
+    # ... but once, after a search, the order a search hit named (too rare to be a source)
+    s = Script("b").call("get_user_details", {"user_id": "v"}, user_record("v", ["#C1"]))
+    s.call("search_orders", {"query": "lamp"}, {"hits": ["#B1"]})
+    s.call("get_order_details", {"order_id": "#B1"}, order_record("#B1", "x", []))
+    table = compile_table(learn([*sessions, s]))
+    at = table.lookups["get_order_details"].args["order_id"]
+    assert at.sources == ["get_user_details $.orders[*]"]
+    share = 12 / 13  # of the values traced anywhere, those traced to the user's list
+    assert at.site_factor == {"search_orders": pytest.approx((0 + 2 * share) / (1 + 2) / share)}
+    live = Script().call("get_user_details", {"user_id": "z"}, user_record("z", ["#Z1"]))
+    live.call("search_orders", {"query": "x"}, {"hits": []})
+    here, there = (bind(table, "get_order_details", live.state(SHOP), site) for site in ("get_user_details", "search_orders"))
+    assert here.arguments == there.arguments == {"order_id": "#Z1"}
+    assert there.rho == pytest.approx(here.rho * 2 / 3) and there.rho < here.rho

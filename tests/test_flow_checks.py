@@ -44,6 +44,8 @@ BAD_FLOWS: dict[str, tuple[Edit, str]] = {
     "α NaN": (_set("alpha", "alpha", float("nan")), "NaN"),
     "α 0": (_set("alpha", "alpha", 0), "alpha.alpha: 0 is not a positive number"),
     "α negative": (_set("alpha", "alpha", -1.5), "alpha.alpha: -1.5 is not a positive number"),
+    "the reach's α 0": (_set("reach_alpha", "alpha", 0), "reach_alpha.alpha: 0 is not a positive number"),
+    "the reach's α edited": (_set("reach_alpha", "alpha", 123.0), "reach_alpha: does not match"),
     "a NaN weight": (_set("counts", "groups", 0, "weight", float("nan")), "NaN"),
     "a negative weight": (_set("counts", "groups", 0, "weight", -1.0), "counts.groups[0].weight: -1.0"),
     "a negative count": (lambda d: d["counts"]["groups"][0]["habit"][0][1][0].__setitem__(1, -5), "-5 is not a finite"),

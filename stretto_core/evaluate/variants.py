@@ -3,8 +3,9 @@
 The note has to say what each part of §2.4 is worth, so each variant here removes one part of a
 learned flow and keeps the rest:
 
-    full        the flow as learned: α at its posterior median, ρ per mention class
-    alpha1      α = 1 instead of the posterior median (the back-off's concentration not learned)
+    full        the flow as learned: α and the reach's α at their posterior medians, ρ per mention class
+    alpha1      α = 1 for the habit and the reach instead of their posterior medians (the back-off's
+                concentrations not learned)
     no_classes  every pick scored by its argument's pooled rate ρ̄ = (K + 1) / (N + 2) over the
                 lookup's own order (`ArgTable.support`), ignoring the mention classes
                 (mentioned, named_other, described_read) and the per-site ρ

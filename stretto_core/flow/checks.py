@@ -3,7 +3,7 @@
 A flow file is text anyone can edit, and what it says decides which tools get called, so it is
 trusted no further than its counts. Every count, weight and threshold must be a finite number,
 counts and weights at least 0; every context has the flow's order and is made of step symbols;
-α is a positive number; and the derived parts (`vocab`, `alpha`, `table`, `pinned`) are derived
+each α is a positive number; and the derived parts (`vocab`, `alpha`, `reach_alpha`, `table`, `pinned`) are derived
 again from the counts and must equal what the file stores. A file that fails says which field
 and why (`file: field: problem`), never a traceback. Which tools are reads is still not the
 file's to say: serving also needs an independent authority (`serve/engine.py`).
@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from stretto_core.learn.counts import START
 from stretto_core.learn.steps import OUTCOMES
 
-DERIVED = ("vocab", "alpha", "table", "pinned")
+DERIVED = ("vocab", "alpha", "reach_alpha", "table", "pinned")
 """The parts of a flow that are functions of its counts."""
 
 COUNTED = ("provenance", "counts", "bindings", "contracts")
@@ -41,12 +41,13 @@ def number_problems(data: dict[str, Any]) -> list[str]:
         for site, value in thresholds.items():
             if not _real(value) or not math.isfinite(value) or value < 0:
                 problems.append(f"thresholds.{site}: {value!r} is not a finite number ≥ 0")
-    alpha = data.get("alpha")
-    if isinstance(alpha, dict):
-        for name in ("alpha", "lower", "upper"):
-            value = alpha.get(name)
-            if _real(value) and not (math.isfinite(value) and value > 0):
-                problems.append(f"alpha.{name}: {value!r} is not a positive number")
+    for field in ("alpha", "reach_alpha"):
+        alpha = data.get(field)
+        if isinstance(alpha, dict):
+            for name in ("alpha", "lower", "upper"):
+                value = alpha.get(name)
+                if _real(value) and not (math.isfinite(value) and value > 0):
+                    problems.append(f"{field}.{name}: {value!r} is not a positive number")
     return problems
 
 

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Literal, Sequence, Sized
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
+from stretto_core.learn.reach_alpha import reach_alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingCounts, BindingOptions, BindingTable
 from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabulary
@@ -98,7 +99,7 @@ class ContractCounts(_Model):
 
 
 class Flow(_Model):
-    """The flow file. Counts are stored; `alpha` and `table` are derived from them by `derive()`."""
+    """The flow file. Counts are stored; `alpha`, `reach_alpha` and `table` are derived from them by `derive()`."""
 
     stretto_flow: Literal[1] = FLOW_FORMAT_VERSION
     provenance: Provenance = Field(default_factory=Provenance)
@@ -109,6 +110,8 @@ class Flow(_Model):
     bindings: BindingCounts = Field(default_factory=BindingCounts)
     contracts: ContractCounts = Field(default_factory=ContractCounts)
     alpha: AlphaPosterior | None = None
+    reach_alpha: AlphaPosterior | None = None
+    """The reach's own concentration (`learn/reach_alpha.py`); derived like `alpha`."""
     table: BindingTable | None = None
     pinned: dict[str, InputContract] = Field(default_factory=dict)
     thresholds: dict[str, float] = Field(default_factory=dict)
@@ -121,6 +124,7 @@ class Flow(_Model):
         counts = self.step_counts()
         self.vocab = vocabulary(counts, self.manifest.tools)
         self.alpha = alpha_posterior(counts, len(self.vocab))
+        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
         self.table = compile_table(self.bindings)
         self.pinned = _pin_contracts(self.manifest, self.contracts)
         return self
@@ -133,16 +137,19 @@ class Flow(_Model):
 
     def derived(self) -> "Flow":
         """This flow with its derived parts present (derived from the counts when missing)."""
-        if self.alpha is None or self.table is None:
+        if self.alpha is None or self.reach_alpha is None or self.table is None:
             self.derive()
         return self
 
-    def backoff(self, alpha: float | None = None) -> BackoffModel:
-        """The habit and the reach at the flow's α (or the one given)."""
+    def backoff(self, alpha: float | None = None, reach_alpha: float | None = None) -> BackoffModel:
+        """The habit at the flow's α and the reach at its own (or the ones given; an α given
+        alone is both)."""
         flow = self.derived()
-        assert flow.alpha is not None
+        assert flow.alpha is not None and flow.reach_alpha is not None
+        if reach_alpha is None:
+            reach_alpha = flow.reach_alpha.alpha if alpha is None else alpha
         return BackoffModel(self.step_counts(), flow.alpha.alpha if alpha is None else alpha,
-                            len(flow.vocab), flow.vocab)
+                            len(flow.vocab), flow.vocab, reach_alpha=reach_alpha)
 
     def lookup_tools(self) -> list[str]:
         """Reads the flow may look up: marked read, seen in training, and with a binding table."""

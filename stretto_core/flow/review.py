@@ -88,6 +88,9 @@ def show(flow: Flow, theta: float = 0.3, floor: float = SHOW_FLOOR) -> str:
                      f"apps {', '.join(src.apps) or '-'}")
     if flow.alpha is not None:
         lines.append(f"- α = {flow.alpha.alpha:.3g} (90% interval {flow.alpha.lower:.3g}–{flow.alpha.upper:.3g})")
+    if flow.reach_alpha is not None:
+        ra = flow.reach_alpha
+        lines.append(f"- the reach's α = {ra.alpha:.3g} (90% interval {ra.lower:.3g}–{ra.upper:.3g})")
     reads = flow.manifest.reads()
     lines += [f"- reads: {', '.join(reads) or 'none'}", f"- features: "
               f"{', '.join(f'{t}: ' + ', '.join(f.name for f in fs) for t, fs in sorted(flow.features.fields.items())) if flow.features and flow.features.fields else 'none'}",

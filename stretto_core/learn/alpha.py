@@ -167,9 +167,15 @@ def alpha_posterior(counts: Counts, vocab_size: int,
     if log_alphas is None:
         log_alphas = log_alpha_grid()
     grid = np.asarray(log_alphas, dtype=float)
-    weights = posterior_weights(counts, vocab_size, grid)
+    return posterior_summary(grid, posterior_weights(counts, vocab_size, grid), counts.steps())
+
+
+def posterior_summary(grid: "np.ndarray", weights: "np.ndarray", steps: float) -> AlphaPosterior:
+    """Median and 5%/95% quantiles of a posterior on the log α grid."""
+    import numpy as np
+
     lower, median, upper = (float(np.exp(_quantile(grid, weights, q))) for q in QUANTILES)
-    return AlphaPosterior(alpha=median, lower=lower, upper=upper, steps=counts.steps())
+    return AlphaPosterior(alpha=median, lower=lower, upper=upper, steps=steps)
 
 
 def _quantile(grid: np.ndarray, weights: np.ndarray, q: float) -> float:

@@ -312,16 +312,20 @@ class BackoffModel:
     """
 
     def __init__(self, counts: Counts, alpha: float, vocab_size: int,
-                 actions: Iterable[str] = ()) -> None:
-        """`actions` names actions beyond those seen that `habit` should list (e.g. every read)."""
-        if not alpha > 0.0:
-            raise ValueError(f"α must be positive, not {alpha!r}")
+                 actions: Iterable[str] = (), reach_alpha: float | None = None) -> None:
+        """`actions` names actions beyond those seen that `habit` should list (e.g. every read);
+        `reach_alpha` is the reach's own concentration (`learn/reach_alpha.py`; default α)."""
+        if reach_alpha is None:
+            reach_alpha = alpha
+        if not alpha > 0.0 or not reach_alpha > 0.0:
+            raise ValueError(f"α must be positive, not {alpha if not alpha > 0.0 else reach_alpha!r}")
         known = counts.actions() | set(actions)
         if vocab_size < max(len(known), 1):
             raise ValueError(f"vocab_size {vocab_size} is smaller than the {len(known)} actions "
                              "known; use counts.vocabulary(counts, tools)")
         self.order = counts.order
         self.alpha = float(alpha)
+        self.reach_alpha = float(reach_alpha)
         self.vocab_size = int(vocab_size)
         self._actions = tuple(sorted(known))
         self._habit_levels = [counts.habit_level(j) for j in range(self.order + 1)]
@@ -352,7 +356,7 @@ class BackoffModel:
     def _habit_entry(self, ctx: Context) -> tuple[dict[str, float], float]:
         entry = self._habit_cache.get(ctx)
         if entry is None:
-            entry = self._walk(ctx, self._habit_counts)
+            entry = self._walk(ctx, self._habit_counts, self.alpha)
             self._store(self._habit_cache, ctx, entry)
         return entry
 
@@ -373,7 +377,7 @@ class BackoffModel:
     def _reach_entry(self, ctx: Context) -> tuple[dict[str, float], float]:
         entry = self._reach_cache.get(ctx)
         if entry is None:
-            entry = self._walk(ctx, self._reach_counts)
+            entry = self._walk(ctx, self._reach_counts, self.reach_alpha)
             self._store(self._reach_cache, ctx, entry)
         return entry
 
@@ -385,10 +389,9 @@ class BackoffModel:
 
     # shared
     def _walk(self, ctx: Context,
-              counts_at: Callable[[int, Context], tuple[float, dict[str, float]] | None]
-              ) -> tuple[dict[str, float], float]:
+              counts_at: Callable[[int, Context], tuple[float, dict[str, float]] | None],
+              alpha: float) -> tuple[dict[str, float], float]:
         """Back off from uniform through levels 0..ORDER; unseen contexts leave the value as is."""
-        alpha = self.alpha
         unseen = 1.0 / self.vocab_size
         table = dict.fromkeys(self._actions, unseen)
         for j in range(self.order + 1):

@@ -10,8 +10,8 @@ when its path lies under the lead's list, else its own free pick; a list argumen
 value at its source's path unless the tool already had that list; a constant is passed as it
 is. No value for some argument, or a call already made since the last write or in flight: None.
 
-ρ is the product over arguments of each one's ρ for its pick's class (`bindings_compile`); the
-binding's `mention` is the lead's class.
+ρ is the product over arguments of each one's ρ for its pick's class times the argument's factor
+at the site (`bindings_compile`); the binding's `mention` is the lead's class.
 
 Speed: the table is turned once into a plan per tool (sources split, orders per site resolved),
 and every view of a result the picks need (normalized values, mention flags, record words) is
@@ -40,6 +40,7 @@ class _ArgPlan:
     constant: Any
     orders: dict[str, list[tuple[str, str, str]]]
     rho: dict[str, dict[str, float]]
+    site_factor: dict[str, float]
 
 
 @dataclass
@@ -85,7 +86,7 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: boo
         value, src, cls, rho_table, new_anchor = got
         arguments[arg.name] = value
         sources.append(src)
-        rho *= rho_table[cls]
+        rho *= rho_table[cls] * arg.site_factor.get(site, 1.0)
         if i == 0:
             mention, anchor = cls, new_anchor
     if state.already_made(tool, arguments):
@@ -141,5 +142,5 @@ def _plan(lookup: LookupTable) -> _Plan:
                   for key, order in {DEFAULT_ORDER: at.sources, **at.site_orders}.items()}
         rho = dict(at.rho)
         rho.update({"aligned:" + k: v for k, v in at.rho_aligned.items()})
-        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho))
+        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor))
     return _Plan("bound", 1.0, args)

@@ -26,8 +26,11 @@ class FlowRuntime:
         assert flow.alpha is not None and flow.table is not None
         self.flow = flow
         self.manifest: ToolManifest = flow.served_manifest()
+        assert flow.reach_alpha is not None
         self.alpha = flow.alpha.alpha if alpha is None else alpha
-        self.model = flow.backoff(self.alpha)
+        self.reach_alpha = flow.reach_alpha.alpha if alpha is None else alpha
+        """The reach's own α (`learn/reach_alpha.py`); an α given overrides both."""
+        self.model = flow.backoff(self.alpha, self.reach_alpha)
         self._reads = flow.lookup_tools()
         self.table = flow.table
         self.binding_options = binding_options

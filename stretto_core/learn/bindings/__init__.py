@@ -17,8 +17,9 @@ In one line each:
     provenance   value v of argument a of read t  ->  (tool, path) of the newest result holding v
     usable       found ≥ 2 and found ≥ 10% of values; order by count (per site when ≥ 5 traced)
     pick         first value at the path not yet passed to t as a, a mentioned one first
-    ρ_c          (k_c + 2 ρ̄) / (n_c + 2),   ρ̄ = (K + 1) / (N + 2),   classes
+    ρ_c          (k_c + 10 ρ̄) / (n_c + 10),   ρ̄ = (K + 1) / (N + 2),   classes
                  plain | mentioned | named_other | described_read
+    at a site    ρ · f_s, f_s the site's share of values traced to the order over the overall share
     bare         ρ = (bare + 1) / (calls + 2), or 1 when every call was bare
 
 Usage:
@@ -33,7 +34,7 @@ Usage:
 from typing import Any
 
 from stretto_core.learn.bindings.compile import (MIN_CONSTANT_CALLS, MIN_CONSTANT_SHARE, MIN_SITE_VALUES,
-                                           MIN_SOURCE_FOUND, MIN_SOURCE_SHARE, PRIOR_WEIGHT)
+                                           MIN_SOURCE_FOUND, MIN_SOURCE_SHARE, CLASS_PRIOR_WEIGHT)
 from stretto_core.learn.bindings.compile import compile_table as _compile_table
 from stretto_core.learn.bindings.compile import describe_table
 from stretto_core.learn.bindings.evidence import count_session, count_session_into
@@ -72,7 +73,7 @@ def count_bindings(session: Any, manifest: Any, weight: float = 1.0, constants: 
 __all__ = [
     "BINDINGS_FORMAT_VERSION", "CLASSES", "DESCRIBED_READ", "MENTIONED", "MIN_CONSTANT_CALLS",
     "MIN_CONSTANT_SHARE", "MIN_SITE_VALUES", "MIN_SOURCE_FOUND", "MIN_SOURCE_SHARE", "NAMED_OTHER", "PLAIN",
-    "PRIOR_WEIGHT", "START_SITE", "ArgCounts", "ArgTable", "Binding", "BindingCounts", "BindingTable",
+    "CLASS_PRIOR_WEIGHT", "START_SITE", "ArgCounts", "ArgTable", "Binding", "BindingCounts", "BindingTable",
     "LookupCounts", "LookupTable", "add_session", "compile_table", "count_bindings", "count_session",
     "describe_table", "site_name", "source_key",
     "split_source",

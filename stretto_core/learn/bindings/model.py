@@ -265,6 +265,9 @@ class ArgTable(_Model):
     """Usable sources in the lookup's own order (most values first)."""
     site_orders: dict[str, list[str]] = Field(default_factory=dict)
     """Site -> its own order, for sites with enough traced values."""
+    site_factor: dict[str, float] = Field(default_factory=dict)
+    """Site -> the factor on ρ there: its share of values traced to the order over the overall
+    share, shrunk (`bindings_compile`); sites not listed have 1."""
     found: dict[str, float] = Field(default_factory=dict)
     """Source -> values (or lists) traced to it, for every source seen (for `describe`)."""
     values: float = 0.0
