@@ -24,6 +24,7 @@ import uuid
 from typing import Any, Iterable
 
 from stretto_core import ToolManifest, manifest_from_mcp_tools
+from stretto_core.sessions.renamed import renamed_field
 
 from stretto_adk.convert import error_message
 
@@ -51,7 +52,7 @@ def mcp_manifest(tools: Iterable[Any]) -> ToolManifest:
         except AttributeError:
             continue  # not an MCP tool: no annotation to read
         listed.append({"name": tool.name, "annotations": getattr(raw, "annotations", None),
-                       "inputSchema": getattr(raw, "input_schema", None) or getattr(raw, "inputSchema", None),
+                       "inputSchema": renamed_field(raw, "input_schema", "inputSchema"),
                        "description": getattr(raw, "description", None)})
     return manifest_from_mcp_tools(listed)
 

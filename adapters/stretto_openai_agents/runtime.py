@@ -22,6 +22,7 @@ from agents import Agent, FunctionTool, ModelResponse, RunContextWrapper, __vers
 from agents.tool_context import ToolContext
 from agents.mcp import MCPUtil
 from stretto_core import LiveSession, Stretto, ToolCall, Usage, result_text
+from stretto_core.sessions.renamed import renamed_field
 
 from stretto_openai_agents.kinds import absent_reads, function_tool_manifest, listed_manifest, server_blocks_lookups
 from stretto_openai_agents.options import StrettoOptions
@@ -160,8 +161,8 @@ class AgentRuntime:
 
             run = self.runs.state(ctx)
             live = self.live(run, ctx, ctx.agent)
-            structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
-            failed = bool(getattr(result, "is_error", False) or getattr(result, "isError", False))
+            structured = renamed_field(result, "structured_content", "structuredContent")
+            failed = bool(renamed_field(result, "is_error", "isError", False))
             exclusive = bool(getattr(server, "use_structured_content", False) and structured and not failed)
             text = json.dumps(structured) if exclusive else result_text(result)
             run.recorded.add(ctx.tool_call_id)

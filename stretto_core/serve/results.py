@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from stretto_core.sessions.model import Lookup
+from stretto_core.sessions.renamed import renamed_field
 
 MAX_RESULT_CHARS = 20_000
 """A lookup's result longer than this is cut (with a note) before it reaches the agent."""
@@ -95,7 +96,7 @@ def is_error_result(value: Any) -> bool:
     """Whether an output says it is an error (MCP's `isError`, an SDK's `is_error`)."""
     if isinstance(value, dict):
         return bool(value.get("isError") or value.get("is_error"))
-    return bool(getattr(value, "is_error", False) or getattr(value, "isError", False))
+    return bool(renamed_field(value, "is_error", "isError", False))
 
 
 def fenced_appendix(lookups: Sequence[Lookup], fence: str) -> str:

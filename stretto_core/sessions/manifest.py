@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.sessions.jsonfile import read_json_file
+from stretto_core.sessions.renamed import renamed_field
 
 MANIFEST_FORMAT_VERSION = 2
 """Version 2 added the kind `pure`; a version-1 file means the same under it and is read as is."""
@@ -208,7 +209,7 @@ def manifest_from_mcp_tools(tools: Iterable[Any], app: str | None = None) -> Too
             schema, desc = tool.get("inputSchema"), tool.get("description")
         else:
             name, ann = tool.name, getattr(tool, "annotations", None)
-            schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None)
+            schema = renamed_field(tool, "input_schema", "inputSchema")
             desc = getattr(tool, "description", None)
         specs[name] = ToolSpec(kind=kind_from_mcp_annotations(ann),
                                contract=contract_from_json_schema(schema), description=desc)
