@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.recorder import FLUSH_LINES, SessionRecorder
 from stretto_core.sessions.model import SessionHeader, ToolResult
 from stretto_core.sessions.store import ReadReport, read_session
 
@@ -23,7 +23,7 @@ CHILD = """
 import sys
 from stretto_core.sessions.recorder import SessionRecorder
 from stretto_core.sessions.model import SessionHeader
-rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="killed", harness="test"))
+rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="killed", harness="test"), flush_lines=int(sys.argv[2]))
 i = 0
 while True:
     rec.tool_result(f"c{i}", "t", "x" * (i % 5000))
@@ -32,8 +32,11 @@ while True:
 """
 
 
-def test_a_recorder_killed_mid_stream_leaves_every_completed_event_readable(tmp_path: Path) -> None:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("flush_lines", [1, FLUSH_LINES])
+def test_a_recorder_killed_mid_stream_loses_at_most_the_events_of_its_unfilled_batch(
+        tmp_path: Path, flush_lines: int) -> None:
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), str(flush_lines)],
+                             stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
     confirmed = -1
     for line in child.stdout:
@@ -46,7 +49,7 @@ def test_a_recorder_killed_mid_stream_leaves_every_completed_event_readable(tmp_
     path = tmp_path / "killed.jsonl"
     report = ReadReport(str(path))
     ids = [e.call_id for e in read_session(path, report).events]
-    assert len(ids) > confirmed
+    assert len(ids) >= (confirmed + 1) - (flush_lines - 1)  # with flush_lines=1: every completed event
     assert ids == [f"c{i}" for i in range(len(ids))]
     line_count = len(path.read_bytes().splitlines())
     assert [line for line, _ in report.skipped] in ([], [line_count])
