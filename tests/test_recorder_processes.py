@@ -120,3 +120,40 @@ def test_four_processes_appending_to_one_session_file_never_interleave_lines(tmp
     assert report.skipped == []
     assert by_writer == {w: [f"w{w}-{i}" for i in range(EVENTS_EACH)] for w in range(WRITERS)}
     assert os.path.getsize(path) > WRITERS * (EVENTS_EACH // 10) * 70_000
+
+
+EXITING = """
+import sys
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.model import SessionHeader
+rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="exiting", harness="test"), flush_ms=600_000)
+rec.user("waiting when the interpreter exits")
+assert rec.pending == 1
+"""
+
+
+def test_events_still_waiting_when_the_interpreter_exits_are_written_at_exit(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-c", EXITING, str(tmp_path)], check=True, timeout=60)
+    events = read_session(tmp_path / "exiting.jsonl").events
+    assert [e.text for e in events] == ["waiting when the interpreter exits"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_neither_loses_nor_doubles_the_events_waiting_in_its_parent(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, SessionHeader(session_id="forked", harness="test"), flush_ms=600_000)
+    rec.user("one")
+    rec.user("two")
+    assert rec.pending == 2
+    pid = os.fork()
+    if pid == 0:  # the child: record and close, then leave without running the parent's atexit
+        try:
+            rec.user("from the child")
+            rec.close()
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    rec.user("three")
+    rec.close()
+    texts = [e.text for e in read_session(rec.path).events]
+    assert texts == ["one", "two", "from the child", "three"]

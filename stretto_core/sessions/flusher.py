@@ -25,8 +25,8 @@ log = logging.getLogger("stretto.recorder")
 class Flushable(Protocol):
     def flush(self) -> bool: ...
 
-    def unschedule(self) -> None:
-        """Forget a flush asked for (in a forked child, whose thread never ran)."""
+    def forked(self) -> None:
+        """In a forked child: forget the flush asked for, and what the parent still has to write."""
 
 
 class Flusher:
@@ -79,7 +79,7 @@ class Flusher:
         self._due = []
         self._thread = None
         for recorder in list(self._live):
-            recorder.unschedule()
+            recorder.forked()
 
 
 FLUSHER = Flusher()

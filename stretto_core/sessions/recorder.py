@@ -139,8 +139,14 @@ class SessionRecorder:
         with self._mutex:
             return self._flush()
 
-    def unschedule(self) -> None:
+    def forked(self) -> None:
+        """In a forked child (only this thread exists): the lines still waiting are the parent's to
+        write (it flushed before the fork, so only a failing disk leaves any), and a lock held by
+        a thread that did not come along would never be released."""
+        self._mutex = threading.Lock()
         self._scheduled = False
+        self._backlog = deque(line for line in self._backlog if line.is_header)
+        self._waiting_bytes = 0
 
     # Convenience for adapters: one call per kind of event.
 
