@@ -9,8 +9,9 @@ a background thread, `flusher.py`), when they pass 1 MB, and at `flush()`, `clos
 exit and before a fork. So a crash (a kill, a power cut) loses at most the events recorded in the
 last `flush_ms`, and never more than `flush_lines - 1` of them, plus a torn last line; an exit
 that skips `atexit` (`os._exit`, a fatal signal) is a crash. `flush_lines=1` writes every event
-before `record` returns, as before batching. The header is written only by whoever finds the file
-empty. A file that is not empty must be this session's: a recorder never appends under another
+before `record` returns, as before batching. The file is made, and the header written, with the
+first batch (or `flush_ms` after the recorder is made), so `path` is final only then; the header
+is written only by whoever finds the file empty. A file that is not empty must be this session's: a recorder never appends under another
 session's header (a file left by an older stretto whose names were not unique); it records to a
 file of its own beside it instead, and says so.
 
@@ -106,14 +107,14 @@ class SessionRecorder:
         self._waiting_bytes = 0
         self._scheduled = False
         self._mutex = threading.Lock()
-        with self._mutex:
-            self._flush()
         FLUSHER.track(self)
+        self._scheduled = True  # the file is made and the header written off the agent's path
+        FLUSHER.schedule(self, self.flush_seconds)
 
     @property
     def pending(self) -> int:
-        """How many lines (header included) wait in memory for the disk."""
-        return len(self._backlog)
+        """How many events wait in memory for the disk (a waiting header not counted)."""
+        return len(self._backlog) - (1 if self._backlog and self._backlog[0].is_header else 0)
 
     def record(self, event: Event) -> None:
         """Append one event; never raises on a failed write (see the module docstring)."""
@@ -128,7 +129,7 @@ class SessionRecorder:
         with self._mutex:
             self._backlog.append(line)
             self._waiting_bytes += len(line.data)
-            if len(self._backlog) >= self.flush_lines or self._waiting_bytes >= FLUSH_BYTES:
+            if self.pending >= self.flush_lines or self._waiting_bytes >= FLUSH_BYTES:
                 self._flush()
             elif not self._scheduled:
                 self._scheduled = True
