@@ -10,10 +10,11 @@ exit and before a fork. So a crash (a kill, a power cut) loses at most the event
 last `flush_ms`, and never more than `flush_lines - 1` of them, plus a torn last line; an exit
 that skips `atexit` (`os._exit`, a fatal signal) is a crash. `flush_lines=1` writes every event
 before `record` returns, as before batching. The file is made, and the header written, with the
-first batch (or `flush_ms` after the recorder is made), so `path` is final only then; the header
-is written only by whoever finds the file empty. A file that is not empty must be this session's: a recorder never appends under another
-session's header (a file left by an older stretto whose names were not unique); it records to a
-file of its own beside it instead, and says so.
+first batch (at the latest `flush_ms` after the recorder is made), so `path` is final only then.
+The header is written only by whoever finds the file empty. A file that is not empty must be this
+session's: a recorder never appends under another session's header (a file left by an older
+stretto whose names were not unique); it records to a file of its own beside it instead, and
+says so.
 
 A write that fails (a full disk, a vanished mount) never raises into the agent: the unwritten
 lines wait in memory, in order, and are retried at the next batch and at `close()`. What still
