@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
           f"close included, median of {args.repeats}")
     for name, value in medians.items():
         print(f"  {name:<26} {value * us:8.2f} us per event  {value * 2 * 1000:.4f} ms per tool call"
-              f"  ({first / value:.1f}x less than the first)")
+              f"  (first / this: {first / value:.2f})")
     print(f"  {'stamp + encode alone':<26} {statistics.median(encode) * us:8.2f} us per event")
     report = {"benchmark": "recorder_batching", "events": args.events, "repeats": args.repeats,
               "before_revision": args.before if before is not None else None,
