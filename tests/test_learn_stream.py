@@ -12,7 +12,6 @@ from stretto_core.flow.ir import learn, load_flow, merge
 from stretto_core.flow.stream import (YOUNG_COLLECTION_AFTER, choose, count_files, fewer_collections, learn_chosen,
                                       shards)
 from stretto_core.paths import data_root
-from stretto_core.sessions.flusher import FLUSHER
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.splits import split_of
 from stretto_core.sessions.store import load_sessions
@@ -93,7 +92,6 @@ def test_counting_json_sessions_leaves_no_reference_cycle_for_the_collector(stor
     """Why counting may slow the collector (`fewer_collections`): what it frees, reference
     counting frees. τ² sessions counted with the collector off leave nothing for it to find."""
     files = choose([str(store / "retail")], "train")
-    FLUSHER.flush_all()  # earlier tests' recorders: their background flushes would run in the window
     gc.collect()
     gc.disable()
     try:
