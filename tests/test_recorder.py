@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import errno
+import gc
 import json
 import logging
 import os
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -102,13 +104,55 @@ def test_a_file_is_named_by_its_session_id_and_holds_the_header_on_its_first_lin
     assert first["stretto_session"] == 2 and first["session_id"] == "a/b c"
 
 
-def test_each_event_is_on_disk_as_soon_as_it_is_recorded(tmp_path: Path) -> None:
-    rec = SessionRecorder(tmp_path, full_header())
+def test_with_flush_lines_one_each_event_is_on_disk_as_soon_as_it_is_recorded(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=1)
     rec.user("one")
     assert len(read_session(rec.path).events) == 1
     rec.user("two")
     assert len(read_session(rec.path).events) == 2
     rec.close()
+
+
+def test_the_event_that_fills_a_batch_writes_it_before_record_returns(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=3, flush_ms=60_000)
+    rec.user("one")
+    rec.user("two")
+    assert not rec.path.exists() and rec.pending == 2  # nor is the header: it goes with the first batch
+    rec.user("three")
+    assert [e.text for e in read_session(rec.path).events] == ["one", "two", "three"]
+    rec.user("four")
+    assert rec.flush() and len(read_session(rec.path).events) == 4
+    rec.close()
+
+
+def test_waiting_events_are_written_by_the_background_thread_after_flush_ms(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=1000, flush_ms=20)
+    rec.user("one")
+    rec.user("two")
+    waited = 0.0
+    while rec.pending and waited < 10:
+        time.sleep(0.01)
+        waited += 0.01
+    assert rec.pending == 0
+    assert [e.text for e in read_session(rec.path).events] == ["one", "two"]
+    rec.close()
+
+
+def test_a_recorder_dropped_without_close_still_writes_what_waits(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=1000, flush_ms=20)
+    rec.user("left behind")
+    path, rec = rec.path, None
+    gc.collect()
+    waited = 0.0
+    while not (path.exists() and read_session(path).events) and waited < 10:
+        time.sleep(0.01)
+        waited += 0.01
+    assert [e.text for e in read_session(path).events] == ["left behind"]
+
+
+def test_a_bad_batch_bound_is_refused_with_both_values(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not 0 and 100"):
+        SessionRecorder(tmp_path, full_header(), flush_lines=0, flush_ms=100)
 
 
 def test_a_second_recorder_of_the_same_session_appends_without_a_second_header(tmp_path: Path) -> None:
@@ -170,7 +214,7 @@ def disk(monkeypatch: pytest.MonkeyPatch) -> FlakyDisk:
 
 def test_a_full_disk_keeps_events_in_order_and_writes_them_once_space_returns(
         tmp_path: Path, disk: FlakyDisk, caplog: pytest.LogCaptureFixture) -> None:
-    rec = SessionRecorder(tmp_path, full_header())
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=1)
     rec.user("before")
     disk.full = True
     with caplog.at_level(logging.WARNING, logger="stretto.recorder"):
@@ -202,7 +246,7 @@ def test_a_write_cut_short_by_a_full_disk_leaves_no_torn_line(tmp_path: Path, di
 
 def test_events_still_unwritten_at_close_go_to_a_fallback_file_that_reads_as_the_session(
         tmp_path: Path, disk: FlakyDisk, caplog: pytest.LogCaptureFixture) -> None:
-    rec = SessionRecorder(tmp_path / "sessions", full_header(), fallback_dir=tmp_path / "fallback")
+    rec = SessionRecorder(tmp_path / "sessions", full_header(), fallback_dir=tmp_path / "fallback", flush_lines=1)
     rec.user("written")
     disk.full = True
     rec.user("stuck 1")
@@ -215,6 +259,22 @@ def test_events_still_unwritten_at_close_go_to_a_fallback_file_that_reads_as_the
     assert saved.header == full_header()
     assert [e.text for e in saved.events] == ["stuck 1", "stuck 2"]
     assert any(str(fallback) in r.getMessage() for r in caplog.records)
+
+
+def test_a_batch_that_meets_a_full_disk_waits_whole_and_is_written_whole_once_space_returns(
+        tmp_path: Path, disk: FlakyDisk) -> None:
+    disk.partial = 11
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=2, flush_ms=60_000)
+    disk.full = True
+    for i in range(4):
+        rec.tool_result(f"c{i}", "get_order", f"result {i}")
+    assert rec.pending == 4 and disk.failures == 3  # from the batch's filling event on, each event retries
+    disk.full = False
+    assert rec.flush() and rec.pending == 0
+    rec.close()
+    report = ReadReport(str(rec.path))
+    assert [e.content for e in read_session(rec.path, report).events] == [f"result {i}" for i in range(4)]
+    assert report.skipped == []
 
 
 def test_a_directory_that_cannot_be_created_never_raises_and_nothing_is_lost(tmp_path: Path) -> None:

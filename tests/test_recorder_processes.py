@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.recorder import FLUSH_LINES, SessionRecorder
 from stretto_core.sessions.model import SessionHeader, ToolResult
 from stretto_core.sessions.store import ReadReport, read_session
 
@@ -23,7 +23,7 @@ CHILD = """
 import sys
 from stretto_core.sessions.recorder import SessionRecorder
 from stretto_core.sessions.model import SessionHeader
-rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="killed", harness="test"))
+rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="killed", harness="test"), flush_lines=int(sys.argv[2]))
 i = 0
 while True:
     rec.tool_result(f"c{i}", "t", "x" * (i % 5000))
@@ -32,8 +32,11 @@ while True:
 """
 
 
-def test_a_recorder_killed_mid_stream_leaves_every_completed_event_readable(tmp_path: Path) -> None:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("flush_lines", [1, FLUSH_LINES])
+def test_a_recorder_killed_mid_stream_loses_at_most_the_events_of_its_unfilled_batch(
+        tmp_path: Path, flush_lines: int) -> None:
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), str(flush_lines)],
+                             stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
     confirmed = -1
     for line in child.stdout:
@@ -46,7 +49,7 @@ def test_a_recorder_killed_mid_stream_leaves_every_completed_event_readable(tmp_
     path = tmp_path / "killed.jsonl"
     report = ReadReport(str(path))
     ids = [e.call_id for e in read_session(path, report).events]
-    assert len(ids) > confirmed
+    assert len(ids) >= (confirmed + 1) - (flush_lines - 1)  # with flush_lines=1: every completed event
     assert ids == [f"c{i}" for i in range(len(ids))]
     line_count = len(path.read_bytes().splitlines())
     assert [line for line, _ in report.skipped] in ([], [line_count])
@@ -117,3 +120,40 @@ def test_four_processes_appending_to_one_session_file_never_interleave_lines(tmp
     assert report.skipped == []
     assert by_writer == {w: [f"w{w}-{i}" for i in range(EVENTS_EACH)] for w in range(WRITERS)}
     assert os.path.getsize(path) > WRITERS * (EVENTS_EACH // 10) * 70_000
+
+
+EXITING = """
+import sys
+from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.sessions.model import SessionHeader
+rec = SessionRecorder(sys.argv[1], SessionHeader(session_id="exiting", harness="test"), flush_ms=600_000)
+rec.user("waiting when the interpreter exits")
+assert rec.pending == 1
+"""
+
+
+def test_events_still_waiting_when_the_interpreter_exits_are_written_at_exit(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-c", EXITING, str(tmp_path)], check=True, timeout=60)
+    events = read_session(tmp_path / "exiting.jsonl").events
+    assert [e.text for e in events] == ["waiting when the interpreter exits"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_neither_loses_nor_doubles_the_events_waiting_in_its_parent(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, SessionHeader(session_id="forked", harness="test"), flush_ms=600_000)
+    rec.user("one")
+    rec.user("two")
+    assert rec.pending == 2
+    pid = os.fork()
+    if pid == 0:  # the child: record and close, then leave without running the parent's atexit
+        try:
+            rec.user("from the child")
+            rec.close()
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    rec.user("three")
+    rec.close()
+    texts = [e.text for e in read_session(rec.path).events]
+    assert texts == ["one", "two", "from the child", "three"]

@@ -1,18 +1,25 @@
 """Record a live session to disk as it happens, without ever getting in the agent's way.
 
 One JSONL file per session (`store.session_filename`): the header on the first line, then one
-event per line. Each line is written by one unbuffered `os.write` to a file opened `O_APPEND`,
-under an exclusive `flock`, so several agent processes can append to one session file and their
-lines never interleave, and a crash loses at most the line being written. The header is written
-only by whoever finds the file empty. A file that is not empty must be this session's: a recorder
-never appends under another session's header (a file left by an older stretto whose names were not
-unique); it records to a file of its own beside it instead, and says so.
+event per line. Events wait in memory briefly and are written in batches: each batch is one
+unbuffered `os.write` to a file opened `O_APPEND` (kept open), under an exclusive `flock`, so several
+agent processes can append to one session file and their lines never interleave. A batch is
+written when `flush_lines` events wait (64), when the first of them has waited `flush_ms` (100 ms;
+a background thread, `flusher.py`), when they pass 1 MB, and at `flush()`, `close()`, interpreter
+exit and before a fork. So a crash (a kill, a power cut) loses at most the events recorded in the
+last `flush_ms`, and never more than `flush_lines - 1` of them, plus a torn last line; an exit
+that skips `atexit` (`os._exit`, a fatal signal) is a crash. `flush_lines=1` writes every event
+before `record` returns, as before batching. The file is made, and the header written, with the
+first batch (at the latest `flush_ms` after the recorder is made), so `path` is final only then.
+The header is written only by whoever finds the file empty. A file that is not empty must be this
+session's: a recorder never appends under another session's header (a file left by an older
+stretto whose names were not unique); it records to a file of its own beside it instead, and
+says so.
 
 A write that fails (a full disk, a vanished mount) never raises into the agent: the unwritten
-lines wait in memory, in order, and are retried at the next event and at `close()`. What still
+lines wait in memory, in order, and are retried at the next batch and at `close()`. What still
 cannot be written at close goes to a fallback file in the temp folder, and the log says where.
 """
-
 from __future__ import annotations
 
 import errno
@@ -33,6 +40,7 @@ from typing import Any, Iterable
 from stretto_core.sessions.model import (SESSION_FORMAT_VERSION, Event, LLMTurn, Lookup, SessionHeader, ToolCall,
                                         ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.sessions.files import HASH_CHARS, MAX_NAME_BYTES, SESSION_SUFFIX, encode_line, session_filename
+from stretto_core.sessions.flusher import FLUSHER
 
 log = logging.getLogger("stretto.recorder")
 
@@ -47,6 +55,15 @@ _PARSE = object()
 HEADER_PEEK_BYTES = 1 << 20
 """How much of an existing file's first line is read to learn whose session it is."""
 
+FLUSH_LINES = 64
+"""Events that may wait in memory; the one that fills the batch writes it before `record` returns."""
+
+FLUSH_MS = 100.0
+"""How long the first waiting event waits before the background thread writes the batch."""
+
+FLUSH_BYTES = 1 << 20
+"""Waiting bytes that write the batch at once, whatever the count: bounds the memory held."""
+
 
 @dataclass
 class _Line:
@@ -57,13 +74,18 @@ class _Line:
 class SessionRecorder:
     """Appends one session's events to `<directory>/<session id>.jsonl` as they happen.
 
-    `fsync=True` also forces each batch to the disk (slower; survives a power cut, not just a
-    crash). `stamp=True` fills a missing `at` (and the header's `started_at`) with the time now.
-    Recording after `close()` reopens the file. Safe to share between threads.
+    `fsync=True` also forces each batch to the disk (slower; a batch written survives a power cut,
+    not just a crash). `flush_lines` and `flush_ms` bound what waits in memory (module docstring);
+    `flush_lines=1` writes each event at once. `stamp=True` fills a missing `at` (and the header's
+    `started_at`) with the time now. Recording after `close()` reopens the file. Safe to share
+    between threads.
     """
 
     def __init__(self, directory: str | Path, header: SessionHeader, *, fsync: bool = False,
-                 stamp: bool = True, fallback_dir: str | Path | None = None) -> None:
+                 stamp: bool = True, fallback_dir: str | Path | None = None,
+                 flush_lines: int = FLUSH_LINES, flush_ms: float = FLUSH_MS) -> None:
+        if flush_lines < 1 or flush_ms < 0:
+            raise ValueError(f"flush_lines must be >= 1 and flush_ms >= 0, not {flush_lines} and {flush_ms}")
         if header.stretto_session != SESSION_FORMAT_VERSION:  # writers write the current version
             header = header.model_copy(update={"stretto_session": SESSION_FORMAT_VERSION})
         if stamp and header.started_at is None:
@@ -81,14 +103,19 @@ class SessionRecorder:
         self._owned = False
         """The file at `path` is known to be empty or this session's."""
         self._moved = False
+        self.flush_lines = flush_lines
+        self.flush_seconds = flush_ms / 1000.0
+        self._waiting_bytes = 0
+        self._scheduled = False
         self._mutex = threading.Lock()
-        with self._mutex:
-            self._flush()
+        FLUSHER.track(self)
+        self._scheduled = True  # the file is made and the header written off the agent's path
+        FLUSHER.schedule(self, self.flush_seconds)
 
     @property
     def pending(self) -> int:
-        """How many lines (header included) wait in memory for the disk."""
-        return len(self._backlog)
+        """How many events wait in memory for the disk (a waiting header not counted)."""
+        return len(self._backlog) - (1 if self._backlog and self._backlog[0].is_header else 0)
 
     def record(self, event: Event) -> None:
         """Append one event; never raises on a failed write (see the module docstring)."""
@@ -102,7 +129,26 @@ class SessionRecorder:
             return
         with self._mutex:
             self._backlog.append(line)
-            self._flush()
+            self._waiting_bytes += len(line.data)
+            if self.pending >= self.flush_lines or self._waiting_bytes >= FLUSH_BYTES:
+                self._flush()
+            elif not self._scheduled:
+                self._scheduled = True
+                FLUSHER.schedule(self, self.flush_seconds)
+
+    def flush(self) -> bool:
+        """Write what waits now; False when the write failed (the lines keep waiting)."""
+        with self._mutex:
+            return self._flush()
+
+    def forked(self) -> None:
+        """In a forked child (only this thread exists): the lines still waiting are the parent's to
+        write (it flushed before the fork, so only a failing disk leaves any), and a lock held by
+        a thread that did not come along would never be released."""
+        self._mutex = threading.Lock()
+        self._scheduled = False
+        self._backlog = deque(line for line in self._backlog if line.is_header)
+        self._waiting_bytes = 0
 
     # Convenience for adapters: one call per kind of event.
 
@@ -149,6 +195,7 @@ class SessionRecorder:
 
     def _flush(self) -> bool:
         """Write the backlog in order, under the file lock; False (and warn once) when it fails."""
+        self._scheduled = False
         if not self._backlog:
             return True
         try:
@@ -162,16 +209,16 @@ class SessionRecorder:
                     self._close_fd()
                     fd = self._open()
                     locked = self._lock(fd)
-                while self._backlog:
-                    self._append(fd, self._backlog[0])
-                    self._backlog.popleft()
+                self._append(fd, self._backlog)
+                self._backlog.clear()
+                self._waiting_bytes = 0
             finally:
                 if locked:
                     fcntl.flock(fd, fcntl.LOCK_UN)
         except OSError as exc:
             if not self._failing:
                 log.warning("stretto: cannot write session file %s (%s); keeping the unwritten "
-                            "events in memory and retrying at the next event and at close",
+                            "events in memory and retrying at the next batch and at close",
                             self.path, exc.strerror or exc)
             self._failing = True
             return False
@@ -218,12 +265,13 @@ class SessionRecorder:
                 self._unlocked_warned = True
             return False
 
-    def _append(self, fd: int, line: _Line) -> None:
-        """One line in one write. The caller holds the lock, so the file's end is ours alone."""
+    def _append(self, fd: int, lines: Iterable[_Line]) -> None:
+        """The lines in one write. The caller holds the lock, so the file's end is ours alone."""
         end = os.fstat(fd).st_size
-        if line.is_header and end > 0:
-            return  # another process (or an earlier run) already wrote the header
-        data = line.data
+        # a header is left out when another process (or an earlier run) already wrote one
+        data = b"".join(line.data for line in lines if not (line.is_header and end > 0))
+        if not data:
+            return
         if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
             data = b"\n" + data  # end a line torn by a crash, so this one stays whole
         try:
@@ -231,7 +279,7 @@ class SessionRecorder:
             if written != len(data):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         except OSError:
-            _truncate(fd, end)  # take back a partial line; the whole line is retried later
+            _truncate(fd, end)  # take back a partial batch; the whole batch is retried later
             raise
 
     def _sync(self, fd: int) -> None:

@@ -31,6 +31,7 @@ from langgraph.types import Command
 from pydantic import Field
 
 from stretto_core import Flow, Session, ToolCall, ToolManifest, read_session
+from stretto_core.sessions.flusher import FLUSHER
 from stretto_core.flow.ir import learn
 from stretto_core.sessions.model import LLMTurn, SessionHeader, ToolResult, UserMessage
 from stretto_langgraph import StrettoMiddleware, StrettoToolWrapper
@@ -239,7 +240,10 @@ def tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
 
 
 def session_files(store: Path) -> list[Session]:
-    """Every session recorded in a store, read back with the core's reader."""
+    """Every session recorded in a store, read back with the core's reader. A graph server keeps
+    its threads' sessions open, whose events reach the disk within the recorder's `flush_ms`: a
+    test reading at once first has every live recorder write what waits."""
+    FLUSHER.flush_all()
     return [read_session(p) for p in sorted(store.glob("*.jsonl"))]
 
 
