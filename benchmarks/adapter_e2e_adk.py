@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from stretto_adk import StrettoPlugin
 from stretto_adk.scripted import run_episode
 from stretto_core.evaluate.scripted import fixture_flow, load_episodes, replay_turns
+from summary_file import write_summary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,10 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {r['session_id']}: ADK {r['adk_without']}->{r['adk_with']}, "
               f"replay {r['replay_without']}->{r['replay_with']}")
     print(f"ADK runs {adk_s:.1f} s, replay {replay_s:.1f} s")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"wrote {out}")
+    write_summary(args.out, summary)
     return 0 if summary["matches_replay"] else 1
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import statistics
 import sys
@@ -35,6 +34,7 @@ sys.path.insert(0, str(REPO / "tests" / "adapters"))  # the adapter tests' toy s
 
 from adk_support import CUSTOMERS, SHOP_READS, Shop, run_app, shop_agent, shop_flow, steps  # noqa: E402
 from stretto_adk import StrettoPlugin  # noqa: E402
+from summary_file import write_summary
 
 CLOCK = time.process_time
 """CPU seconds of this process: what the plugin costs, unmoved by other processes on the machine."""
@@ -163,10 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:23} {r['stretto_per_call_ms']:10.3f} {r['core_per_call_ms']:13.3f} "
               f"{r['adapter_per_call_ms']:8.3f} "
               f"{r['stretto_share_of_adk_call']:10.2f} {r['lookup_tool_ms']:14.4f} {r['cpu_added_per_call_ms']:12.3f}")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"wrote {out}")
+    write_summary(args.out, summary)
     return 0
 
 

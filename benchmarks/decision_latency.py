@@ -17,7 +17,6 @@ step keeps its quickest time, so that a machine shared with other jobs weighs le
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from stretto_core.sessions.splits import split_of
 from stretto_core.sessions import state as state_module
 from stretto_core.sessions.state import call_key
 from stretto_core.sessions.store import load_sessions
+from summary_file import write_summary
 
 
 def recorded_results(session: Session) -> dict[str, tuple[str, bool]]:
@@ -153,10 +153,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{summary['p50_ms']:8.3f} {summary['p99_ms']:8.3f} {summary['max_ms']:8.3f} {summary['pair_p50_ms']:9.3f} "
           f"{summary['pair_p99_ms']:9.3f} {summary['observe_p99_ms']:8.3f}")
     print("(a pair: one tool result observed, the agent's or a lookup's, and the decision after it; CPU time)")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"wrote {out}")
+    write_summary(args.out, summary)
     return 0
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
+from summary_file import write_summary
 
 PROBE = r"""
 import json, resource, sys, time
@@ -205,10 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"two shards merged a+b == b+a: {sm['either_order']}, == learned at once: {sm['as_at_once']}")
     if "compare" in summary:
         _print_compare(summary["compare"])
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"wrote {out}")
+    write_summary(args.out, summary)
     return 0
 
 

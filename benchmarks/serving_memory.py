@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import gc
 import inspect
-import json
 import statistics
 import sys
 import tempfile
@@ -47,6 +46,7 @@ from stretto_core.sessions.splits import split_of
 from stretto_core.sessions import state as state_module
 from stretto_core.sessions.state import call_key
 from stretto_core.sessions.store import load_sessions
+from summary_file import write_summary
 
 HAS_SERVED = "served" in inspect.signature(Engine.session).parameters
 
@@ -259,10 +259,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['observe_mean_ms']:9.3f} {r['decide_p99_ms']:8.3f} {r['agent_pair_p50_ms']:8.3f} "
                   f"{r['agent_pair_mean_ms']:8.3f} {r['probe_cpu_ms']:7.1f}")
     print(f"served and full states made the same {summary['lookups_compared']} lookups")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"wrote {out}")
+    write_summary(args.out, summary)
     return 0
 
 
