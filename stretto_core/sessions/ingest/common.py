@@ -226,8 +226,8 @@ def make_session_id(*parts: Any) -> str:
     return f"{raw[:MAX_ID_LENGTH - 11]}-{digest}"
 
 
-def read_json(path: Path) -> Any:
-    """A JSON file's content; InputError with the line when it is not JSON."""
+def read_text(path: Path) -> str:
+    """A source file's text; InputError when it cannot be read, is not UTF-8, or is empty."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -236,6 +236,12 @@ def read_json(path: Path) -> Any:
         raise InputError(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     if not text.strip():
         raise InputError(str(path), "empty file")
+    return text
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content; InputError with the line when it is not JSON."""
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.errors import InputError
+from stretto_core.sessions.ingest.common import read_text
 
 STATUS_ERROR = 2
 """`status.code` of a span that failed (STATUS_CODE_ERROR)."""
@@ -42,14 +43,7 @@ class Span:
 
 def read_spans(path: Path) -> list[Span]:
     """Every span of an OTLP/JSON file (one request, or one per line); InputError when malformed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    if not text.strip():
-        raise InputError(str(path), "empty file")
+    text = read_text(path)
     requests: list[tuple[int | None, Any]] = []
     try:
         requests.append((None, json.loads(text)))
