@@ -165,10 +165,7 @@ class EngineSession:
     def _observe(self, event: Event) -> None:
         model = self.engine.model
         if isinstance(event, UserMessage):
-            self.state.observe_user(event.text)
-            for call in event.calls:
-                self.user_call_ids.add(call.call_id)
-                self.state.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
+            self.user_call_ids.update(self.state.observe_user_message(event))
             self._close_reply(answered=True)
         elif isinstance(event, LLMTurn):
             self._close_reply(answered=False)

@@ -19,6 +19,7 @@ from typing import Any
 
 from stretto_core.sessions.focus import Focus, FocusedIndex, index_focused, is_keyish, keyish_keys
 from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
 
@@ -140,6 +141,14 @@ class ToolState:
     def user_words(self) -> list[str]:
         """The user's messages kept, case-folded, oldest first (all of them unless `served`)."""
         return self.user.messages
+
+    def observe_user_message(self, message: UserMessage) -> list[str]:
+        """The user spoke and perhaps ran tools of their own (τ² telecom's phone): the words
+        remembered, the calls observed as the user's; their call ids."""
+        self.observe_user(message.text)
+        for call in message.calls:
+            self.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
+        return [call.call_id for call in message.calls]
 
     def observe_user(self, text: str) -> None:
         """The user said something: remembered for mention checks (lower-cased)."""

@@ -109,10 +109,7 @@ def gap_turns_bound(flow: FlowRuntime, episode) -> tuple[int, int]:
     site, turn, bound, repeats, users = START_SITE, -1, 0, 0, set()
     for event in episode.events:
         if isinstance(event, UserMessage):
-            state.observe_user(event.text)
-            for call in event.calls:
-                users.add(call.call_id)
-                state.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
+            users.update(state.observe_user_message(event))
         elif isinstance(event, LLMTurn):
             turn += 1
             if turn in gaps and any(state.already_made(c.tool, c.arguments) for c in event.calls):

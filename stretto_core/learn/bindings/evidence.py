@@ -65,10 +65,7 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
     site = START_SITE
     for event in session.events:
         if isinstance(event, UserMessage):
-            state.observe_user(event.text)
-            for call in event.calls:
-                users_calls.add(call.call_id)
-                state.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
+            users_calls.update(state.observe_user_message(event))
         elif isinstance(event, LLMTurn):
             at = site
             for call in event.calls:
