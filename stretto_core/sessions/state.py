@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stretto_core.sessions.focus import Focus, FocusedIndex, index_focused, is_keyish, keyish_keys
+from stretto_core.sessions.focus import Focus, FocusedIndex, index_focused, is_keyish, keyish_keys, keyish_only
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.user_text import UserText
@@ -55,6 +55,19 @@ class ResultEntry:
     def visible(self) -> bool:
         """The agent saw this result: a source a binding may take values from."""
         return self.origin != "other"
+
+    @property
+    def index_views(self) -> dict[Any, Any]:
+        """Scratch space for views of this result that depend on its values alone (not on the
+        user's words): a served result's index keeps them, shared with every session holding the
+        same result; otherwise this entry's own `cache`."""
+        index = self.index
+        if type(index) is FocusedIndex:
+            views = index.views
+            if views is None:
+                views = index.views = {}
+            return views
+        return self.cache
 
 
 LOOK_BACK = 8
@@ -302,9 +315,11 @@ class ToolState:
 
     def _remember_passed(self, tool: str, arguments: dict[str, Any]) -> None:
         self.calls_by_tool[tool] = self.calls_by_tool.get(tool, 0) + 1
-        lists = self.passed_lists.setdefault(tool, set())
+        lists: set[tuple[str, tuple[str, ...]]] | None = None
         for name, value in arguments.items():
             if isinstance(value, (list, tuple)):
+                if lists is None:  # a tool passed no list has no set
+                    lists = self.passed_lists.setdefault(tool, set())
                 lists.add((name, tuple(sorted(filter(None, (normalize(v) for v in value))))))
             key = normalize(value)
             if key is not None:
@@ -314,7 +329,7 @@ class ToolState:
                 by_arg.add(key)
                 if self.served and len(by_arg) > SERVED_REMEMBERED:
                     by_arg.pop()
-        if self.served and len(lists) > SERVED_REMEMBERED:
+        if self.served and lists is not None and len(lists) > SERVED_REMEMBERED:
             lists.pop()
 
     def passed_values(self, tool: str, arg: str) -> set[str] | frozenset[str]:
@@ -416,8 +431,7 @@ def _shared_index(content: str, parsed: Any) -> ValueIndex:
 
 def _husk_index(index: ValueIndex) -> ValueIndex:
     """What `described_read` reads of a result a call's value points to: its key-like values."""
-    keyish = index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index))
-    return FocusedIndex(keyish=keyish)
+    return keyish_only(index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index)))
 
 
 def _holds_position(tag: Any, view: Any, position: int) -> bool:

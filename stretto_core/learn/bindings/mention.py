@@ -67,10 +67,11 @@ class Candidates:
 
 
 def candidates(entry: ResultEntry, path: str) -> Candidates | None:
-    """The candidates at `path` in `entry` (cached on the entry), or None when it holds none."""
-    by_path = entry.cache.get("c")
+    """The candidates at `path` in `entry` (cached with its index), or None when it holds none."""
+    views = entry.index_views
+    by_path = views.get("c")
     if by_path is None:
-        by_path = entry.cache["c"] = {}
+        by_path = views["c"] = {}
     elif path in by_path:
         return by_path[path]
     values = entry.index.by_path.get(path)
@@ -95,15 +96,16 @@ def keys_at(entry: ResultEntry, path: str) -> list[str]:
 
 
 def addresses(entry: ResultEntry, path: str) -> dict[str, tuple[tuple[int, ...], ...]]:
-    """Normalized value -> its addresses at `path`, in document order (cached on the entry)."""
-    got = entry.cache.get(("a", path))
+    """Normalized value -> its addresses at `path`, in document order (cached with its index)."""
+    views = entry.index_views
+    got = views.get(("a", path))
     if got is None:
         known = _string_keys(entry, path)
         places: dict[str, list[tuple[int, ...]]] = {}
         for address, value in entry.index.records.get(path, ()):
             key = known.get(value) if type(value) is str else None
             places.setdefault(key or normalize(value) or "", []).append(address)
-        got = entry.cache[("a", path)] = _frozen(places)
+        got = views[("a", path)] = _frozen(places)
     return got
 
 
@@ -182,14 +184,15 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
 
 
 def _word_elements(entry: ResultEntry, prefix: str) -> dict[str, tuple[tuple[int, ...], ...]]:
-    """Record word of the list at `prefix` -> the elements whose words it is (cached on the entry)."""
-    got = entry.cache.get(("we", prefix))
+    """Record word of the list at `prefix` -> the elements whose words it is (cached with its index)."""
+    views = entry.index_views
+    got = views.get(("we", prefix))
     if got is None:
         elements: dict[str, list[tuple[int, ...]]] = {}
         for element, words in record_words(entry, prefix).items():
             for word in words:
                 elements.setdefault(word, []).append(element)
-        got = entry.cache[("we", prefix)] = _frozen(elements)
+        got = views[("we", prefix)] = _frozen(elements)
     return got
 
 
@@ -315,16 +318,17 @@ def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidat
 
 
 def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], tuple[str, ...]]:
-    """Element of the list at `prefix` -> the candidates at `path` in it (cached on the entry)."""
+    """Element of the list at `prefix` -> the candidates at `path` in it (cached with its index)."""
     tag = ("ke", path)
-    got = entry.cache.get(tag)
+    views = entry.index_views
+    got = views.get(tag)
     if got is None:
         by_element: dict[tuple[int, ...], list[str]] = {}
         depth = prefix.count(LIST_MARK)
         for key, places in addresses(entry, path).items():
             for address in places:
                 by_element.setdefault(address[:depth], []).append(key)
-        got = entry.cache[tag] = _frozen(by_element)  # type: ignore[arg-type]
+        got = views[tag] = _frozen(by_element)  # type: ignore[arg-type]
     return got
 
 
