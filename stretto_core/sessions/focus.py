@@ -17,6 +17,7 @@ The focus of a tool, from the flow's sources of that tool:
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -143,10 +144,14 @@ class FocusedIndex(ValueIndex):
     kept here, so every session holding the same result (a shared index) shares them too."""
 
 
-def keyish_only(keyish: frozenset[str] | tuple[str, ...]) -> FocusedIndex:
-    """An index holding only key-like values (what is kept of a result a call's value points to)."""
-    return FocusedIndex(first_path=NOTHING_HELD, by_path=NOTHING_HELD, paths=NOTHING_HELD,  # type: ignore[arg-type]
-                        records=NOTHING_HELD, keys=NOTHING_HELD, keyish=keyish)  # type: ignore[arg-type]
+class KeyishOnly:
+    """What is kept of a result a call's value points to (`ToolState.result_for`): its key-like
+    values alone, all that `described_read` asks of it (a few pointers, not an index's tables)."""
+
+    __slots__ = ("keyish",)
+
+    def __init__(self, keyish: frozenset[str] | tuple[str, ...]) -> None:
+        self.keyish = keyish
 
 
 def index_keys(index: ValueIndex) -> Iterable[str]:
@@ -154,9 +159,9 @@ def index_keys(index: ValueIndex) -> Iterable[str]:
     return index.all_keys if isinstance(index, FocusedIndex) else index.first_path
 
 
-def keyish_keys(index: ValueIndex) -> Iterable[str]:
+def keyish_keys(index: ValueIndex | KeyishOnly) -> Iterable[str]:
     """The key-like values a result holds, at any path."""
-    if isinstance(index, FocusedIndex):
+    if isinstance(index, (FocusedIndex, KeyishOnly)):
         return index.keyish
     return [k for k in index.first_path if is_keyish(k)]
 
@@ -232,7 +237,11 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
                     bucket.append(value)
             idx.by_path[path], idx.keys[path] = tuple(bucket), tuple(normalize(v) or "" for v in bucket)  # type: ignore[assignment]
         else:  # tuples: a served index is never added to (and a tuple costs less than a list)
-            idx.by_path[path], idx.keys[path] = tuple(values), tuple(values.values())  # type: ignore[assignment]
+            distinct = record.values if len(values) == len(record) else tuple(values)  # no repeats: the same tuple
+            keys = tuple(values.values())
+            if all(map(operator.is_, keys, distinct)):  # every value is its own key (text already folded)
+                keys = distinct
+            idx.by_path[path], idx.keys[path] = distinct, keys  # type: ignore[assignment]
     held = frozenset(keyish)
     idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
     idx.all_keys = tuple(every)

@@ -17,10 +17,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stretto_core.sessions.focus import Focus, FocusedIndex, index_focused, is_keyish, keyish_keys, keyish_only
+from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, KeyishOnly, holds_key, index_focused,
+                                         is_keyish, keyish_keys)
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.user_text import UserText
+from stretto_core.sessions.user_words import USER_TOOL
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
 
 
@@ -83,6 +85,9 @@ SERVED_REMEMBERED = 1024
 """A served state remembers at most this many calls made since the last write, values passed per
 tool and argument, and lists passed per tool (beyond, some are forgotten)."""
 
+FEW_PASSED = 8
+"""A served state keeps up to this many values passed for one argument as a tuple (`_pass_few`)."""
+
 SERVED_SEEN = 4096
 """A served state remembers at most this many key-like values results held, values given before
 any result held them, and results that calls passing a value returned (beyond, some are
@@ -115,7 +120,6 @@ class ToolState:
     passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
     user: UserText = field(default_factory=lambda: UserText(filter_from=LEARNING_FILTER_FROM))
     """What the user said, case-folded, ready for mention checks (`user_text.UserText`)."""
-    user_values: set[str] = field(default_factory=set)
     calls_by_tool: dict[str, int] = field(default_factory=dict)
     in_flight: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     writes: int = 0
@@ -129,13 +133,15 @@ class ToolState:
     `look_back`)."""
     seen_values: set[str] = field(default_factory=set)
     """Every normalized value a visible result held so far (a served state: the key-like ones,
-    all that `given` asks about)."""
+    all that `given` asks about, of the results that left their tool's window; those of a
+    result in a window are read from its index, `_has_seen`)."""
     given: set[str] = field(default_factory=set)
     """Key-like values (see `is_keyish`) the agent passed before any visible result held them."""
     result_for: dict[tuple[str, str, str], ResultEntry] = field(default_factory=dict)
     """(tool, argument, normalized value) -> the newest visible result of a call passing it."""
     passed_by_arg: dict[tuple[str, str], set[str]] = field(default_factory=dict)
-    """(tool, argument) -> every normalized value the tool was passed for it (`passed`, by argument)."""
+    """(tool, argument) -> every normalized value the tool was passed for it (`passed`, by argument;
+    a served state: a tuple while they are few)."""
     user_version: int = 0
     """Grows whenever the user speaks, so views that depend on the user's words can be cached."""
     user_source: str | None = None
@@ -173,7 +179,7 @@ class ToolState:
 
     def _observe_user_words(self, text: str) -> None:
         """The message as a result of the user pseudo-tool (a source; its values are not `seen`)."""
-        from stretto_core.sessions.user_words import USER_TOOL, user_spans
+        from stretto_core.sessions.user_words import user_spans
 
         parsed = user_spans(text, self.user_source)
         if not parsed:
@@ -198,7 +204,7 @@ class ToolState:
             return
         for leaf in argument_leaves(arguments):
             key = normalize(leaf)
-            if key is not None and key not in self.seen_values and is_keyish(key):
+            if key is not None and is_keyish(key) and not self._has_seen(key):
                 self.given.add(key)
                 if self.served:
                     _trim(self.given, SERVED_SEEN)
@@ -272,16 +278,17 @@ class ToolState:
             window = self.ok_results.setdefault(entry.tool, [])
             window.append(entry)
             if len(window) > self.look_back:
-                self._forget(window.pop(0))
-            self.seen_values.update(keyish_keys(entry.index))
-            _trim(self.seen_values, SERVED_SEEN)
+                gone = window.pop(0)
+                self._forget(gone)
+                self.seen_values.update(keyish_keys(gone.index))  # no longer read from its window
+                _trim(self.seen_values, SERVED_SEEN)
         husk: ResultEntry | None = None
         for name, value in entry.arguments.items():
             key = normalize(value)
             if key is not None:
                 if husk is None:
-                    husk = ResultEntry(entry.position, entry.tool, entry.call_id, {}, entry.ok,
-                                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)
+                    husk = ResultEntry(entry.position, entry.tool, entry.call_id, NOTHING_HELD, entry.ok,  # type: ignore[arg-type]
+                                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)  # type: ignore[arg-type]
                 self.result_for.pop((entry.tool, name, key), None)
                 self.result_for[(entry.tool, name, key)] = husk
         _cap(self.result_for, SERVED_SEEN)
@@ -291,6 +298,19 @@ class ToolState:
         position = entry.position
         for tag in [t for t, v in self.views.items() if _holds_position(t, v, position)]:
             del self.views[tag]
+
+    def _has_seen(self, key: str) -> bool:
+        """Some visible result so far held `key` (a key-like value)."""
+        if key in self.seen_values:
+            return True
+        if not self.served:
+            return False
+        for tool, window in self.ok_results.items():  # a served state: the windows' own values
+            if tool != USER_TOOL:
+                for entry in window:
+                    if holds_key(entry.index, key):
+                        return True
+        return False
 
     def _made(self, key: str) -> None:
         self.made.add(key)
@@ -324,6 +344,9 @@ class ToolState:
             key = normalize(value)
             if key is not None:
                 by_arg = self.passed_by_arg.get((tool, name))
+                if self.served and type(by_arg) is not set:
+                    self._pass_few((tool, name), by_arg, key)
+                    continue
                 if by_arg is None:
                     by_arg = self.passed_by_arg[(tool, name)] = set()
                 by_arg.add(key)
@@ -331,6 +354,14 @@ class ToolState:
                     by_arg.pop()
         if self.served and lists is not None and len(lists) > SERVED_REMEMBERED:
             lists.pop()
+
+    def _pass_few(self, tool_arg: tuple[str, str], few: Any, key: str) -> None:
+        """A served state keeps the values a tool was passed for an argument as a tuple while
+        there are at most `FEW_PASSED` (a set's table costs several times a tuple's), then a set."""
+        if few is None:
+            self.passed_by_arg[tool_arg] = (key,)  # type: ignore[assignment]
+        elif key not in few:
+            self.passed_by_arg[tool_arg] = few + (key,) if len(few) < FEW_PASSED else {*few, key}
 
     def passed_values(self, tool: str, arg: str) -> set[str] | frozenset[str]:
         """The normalized values `tool` was already passed for `arg` (do not modify)."""
@@ -429,9 +460,9 @@ def _shared_index(content: str, parsed: Any) -> ValueIndex:
     return index
 
 
-def _husk_index(index: ValueIndex) -> ValueIndex:
+def _husk_index(index: ValueIndex) -> KeyishOnly:
     """What `described_read` reads of a result a call's value points to: its key-like values."""
-    return keyish_only(index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index)))
+    return KeyishOnly(index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index)))
 
 
 def _holds_position(tag: Any, view: Any, position: int) -> bool:

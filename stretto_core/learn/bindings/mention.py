@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from stretto_core.sessions.focus import holds_under, index_keys, list_prefix
+from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.user_text import find_word
 from stretto_core.sessions.values import normalize
@@ -167,18 +167,21 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     got = entry.cache.get("said")
     if got is not None and got[0] == count:
         return got
-    seen, found = (0, set()) if got is None else got
+    seen, found = (0, _NO_KEYS) if got is None else got
     keys = index_keys(entry.index)
     if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
-        found.update(user.holding(keys, MIN_WRITTEN))
+        new = user.holding(keys, MIN_WRITTEN)
     else:
         messages = user.since(seen)
         joined = messages[0] if len(messages) == 1 else "\n".join(messages)
         # One scan of the new text per value, then each message for the few found (a value may
         # span two messages in `joined`, never in one).
         maybe = [k for k in keys if len(k) >= MIN_WRITTEN and k in joined]
-        for message in messages if maybe else ():
-            found.update([k for k in maybe if k in message])
+        new = [k for message in (messages if maybe else ()) for k in maybe if k in message]
+    if new:  # an entry none of whose values the user wrote shares one empty set
+        if found is _NO_KEYS:
+            found = set()
+        found.update(new)  # type: ignore[attr-defined]
     got = entry.cache["said"] = (count, found)
     return got
 
@@ -222,6 +225,8 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
             if where is not None:
                 for element in index[word]:
                     hits.setdefault(element, {})[word] = where
+    if not hits:
+        hits = NOTHING_HELD  # type: ignore[assignment]  # one empty table for every entry without one
     entry.cache[tag] = (version, hits)
     return hits
 

@@ -127,8 +127,19 @@ def holders(state: ToolState, pool: list[ResultEntry], path: str) -> Holders:
     tag = ("p", path, *[entry.position for entry in entries])
     got = state.views.get(tag)
     if got is None:
+        if state.served:
+            _drop_outgrown(state, path, entries[0].tool)
         got = state.views[tag] = gather(pool, path)
     return renamed(state, path, got)
+
+
+def _drop_outgrown(state: ToolState, path: str, tool: str) -> None:
+    """Forget the holders of `path` in `tool`'s earlier pools: a served state has one pool per
+    tool (its newest `look_back` results), which only slides on, so they never recur."""
+    views = state.views
+    for tag in [t for t, held in views.items() if isinstance(t, tuple) and t[0] == "p" and t[1] == path
+                and held.entries and held.entries[0].tool == tool]:
+        del views[tag]
 
 
 def gather(pool: list[ResultEntry], path: str) -> Holders:
