@@ -273,9 +273,7 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
     Cached on the entry per `user_version`, and the same object while the named keys stay the same
     (a path where nothing is named keeps only the version: most paths, in a served session).
     """
-    views = entry.cache.get("views")
-    if views is None:
-        views = entry.cache["views"] = {}
+    views = entry.cache  # by the path itself: a path starts with `$`, no other key of the cache does
     got = views.get(path)
     if type(got) is int:
         if got == state.user_version:
