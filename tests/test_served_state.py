@@ -13,6 +13,7 @@ from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.focus import Focus, holds_key, index_focused
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
 from stretto_core.sessions.state import call_key
+from stretto_core.sessions import user_text
 from stretto_core.sessions.user_text import UserText, find_word
 from stretto_core.sessions.values import index_result
 
@@ -145,3 +146,25 @@ def test_the_latest_place_of_a_word_is_found_as_a_scan_of_each_message_finds_it(
             for whole in (True, False):
                 assert text.latest(probe, whole) == naive_latest(kept, text.dropped, probe, whole)
     assert straddled > 50  # the case the search must tell apart was met
+
+
+@pytest.mark.parametrize("limit", [None, 600])
+def test_a_value_asked_again_is_answered_as_a_scan_of_every_message_kept_finds_it(limit, monkeypatch):
+    """Once the text is long, `contains` remembers where it found a value (or up to which message
+    it did not); asked again, after more messages or after the message holding it was dropped, it
+    answers as a scan of the messages kept does."""
+    monkeypatch.setattr(user_text, "FOUND_FROM", 64)
+    rng = random.Random(5)
+    words = ["order", "#w1234", "laptop", "blue", "zip 80202", "ünïcode", "mia"]
+    text, said, remembered, dropped_since = UserText(limit), [], 0, 0
+    for _ in range(300):
+        message = " ".join(rng.choice(words) + str(rng.randint(0, 40)) for _ in range(rng.randint(1, 9)))
+        text.add(message)
+        said.append(message)
+        kept = said[text.dropped:]
+        for probe in words + ["lap", "absent value", "er #w", "mia7", "1 b", "order33"]:
+            got = (text._found or {}).get(probe)
+            remembered += got is not None
+            dropped_since += got is not None and 0 <= got[1] < text.dropped
+            assert text.contains(probe) == any(probe in m for m in kept)
+    assert remembered > 1000 and (dropped_since > 0) == (limit is not None)
