@@ -12,7 +12,8 @@ from stretto_core.serve.engine import KEPT_HISTORY, Engine, EngineConfig
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.focus import Focus, holds_key, index_focused
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
-from stretto_core.sessions.state import call_key
+from stretto_core.sessions.manifest import ToolKind, ToolManifest, ToolSpec
+from stretto_core.sessions.state import CALL_RESULT_KEYS, SERVED_CALL_RESULTS, ToolState, call_key
 from stretto_core.sessions import user_text
 from stretto_core.sessions.user_text import UserText, find_word
 from stretto_core.sessions.values import index_result
@@ -168,3 +169,20 @@ def test_a_value_asked_again_is_answered_as_a_scan_of_every_message_kept_finds_i
             dropped_since += got is not None and 0 <= got[1] < text.dropped
             assert text.contains(probe) == any(probe in m for m in kept)
     assert remembered > 1000 and (dropped_since > 0) == (limit is not None)
+
+
+def test_a_served_state_keeps_a_bounded_memory_of_the_results_of_calls_passing_a_value():
+    """Each call passing a value remembers its result's key-like values (`described_read`), but a
+    served state keeps at most `SERVED_CALL_RESULTS` calls, each with at most `CALL_RESULT_KEYS`."""
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
+    served, full = ToolState(manifest, served=True), ToolState(manifest)
+    listing = json.dumps({"ids": [f"#w{i:05d}" for i in range(3 * CALL_RESULT_KEYS)]})
+    for n in range(2 * SERVED_CALL_RESULTS):
+        for state in (served, full):
+            state.observe_call(f"c{n}", "get_order", {"order_id": f"#o{n:05d}"})
+            state.observe_result(f"c{n}", "get_order", listing, None, False)
+    assert len(full.result_for) == 2 * SERVED_CALL_RESULTS and len(served.result_for) == SERVED_CALL_RESULTS
+    assert ("get_order", "order_id", f"#o{2 * SERVED_CALL_RESULTS - 1:05d}") in served.result_for  # the newest kept
+    assert ("get_order", "order_id", "#o00000") not in served.result_for
+    kept = {len(entry.index.keyish) for entry in served.result_for.values()}
+    assert kept == {CALL_RESULT_KEYS} and len(full.result_for[("get_order", "order_id", "#o00000")].index.first_path) > kept.pop()

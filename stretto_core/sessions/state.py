@@ -89,9 +89,17 @@ FEW_PASSED = 8
 """A served state keeps up to this many values passed for one argument as a tuple (`_pass_few`)."""
 
 SERVED_SEEN = 4096
-"""A served state remembers at most this many key-like values results held, values given before
-any result held them, and results that calls passing a value returned (beyond, some are
-forgotten; the oldest results first)."""
+"""A served state remembers at most this many key-like values results held and values given before
+any result held them (beyond, some are forgotten)."""
+
+SERVED_CALL_RESULTS = 512
+"""A served state remembers the results of at most this many (tool, argument, value) calls passed
+(`result_for`; each keeps its result's key-like values, about 0.8 KB in τ² retail; the oldest are
+forgotten first). A 1,000-result τ² retail session holds about 420."""
+
+CALL_RESULT_KEYS = 128
+"""Of a result a call's value points to, a served state keeps at most this many key-like values
+(τ² results hold at most 43)."""
 
 
 @dataclass
@@ -102,8 +110,9 @@ class ToolState:
     whatever the session's length: each tool's newest `look_back` successful results, indexed
     on the flow's `focus` (and their key-like values), no list of every result (`results` stays
     empty), the newest `SERVED_USER_TEXT` characters the user said, at most `SERVED_REMEMBERED`
-    calls made since the last write and values passed per argument, and at most `SERVED_SEEN`
-    key-like values seen or given and results of calls passing a value.
+    calls made since the last write and values passed per argument, at most `SERVED_SEEN`
+    key-like values seen or given, and the results of at most `SERVED_CALL_RESULTS` calls passing a value
+    (at most `CALL_RESULT_KEYS` key-like values each).
     Its decisions are those of the full state as long as the session stays within those bounds.
     Learning and replay keep the full state (they ask where any earlier value came from).
     """
@@ -291,7 +300,7 @@ class ToolState:
                                        _husk_index(entry.index), entry.by_agent, origin=entry.origin)  # type: ignore[arg-type]
                 self.result_for.pop((entry.tool, name, key), None)
                 self.result_for[(entry.tool, name, key)] = husk
-        _cap(self.result_for, SERVED_SEEN)
+        _cap(self.result_for, SERVED_CALL_RESULTS)
 
     def _forget(self, entry: ResultEntry) -> None:
         """A result left its tool's window: drop the views of several results that hold it."""
@@ -461,8 +470,12 @@ def _shared_index(content: str, parsed: Any) -> ValueIndex:
 
 
 def _husk_index(index: ValueIndex) -> KeyishOnly:
-    """What `described_read` reads of a result a call's value points to: its key-like values."""
-    return KeyishOnly(index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index)))
+    """What `described_read` reads of a result a call's value points to: its key-like values (at
+    most `CALL_RESULT_KEYS`, the first in sorted order, when it holds more)."""
+    keyish = index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index))
+    if len(keyish) > CALL_RESULT_KEYS:
+        keyish = tuple(sorted(keyish)[:CALL_RESULT_KEYS])
+    return KeyishOnly(keyish)
 
 
 def _holds_position(tag: Any, view: Any, position: int) -> bool:

@@ -32,7 +32,7 @@ FILTER_FROM = 2048
 MIN_FILTER_BITS = 1 << 14
 """The filter's smallest size (2 KiB)."""
 
-LATEST_CACHE = 4096
+LATEST_CACHE = 1024
 """At most this many words' latest places are cached (then the cache starts afresh)."""
 
 FOUND_FROM = 16 * 1024
