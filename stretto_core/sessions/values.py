@@ -104,7 +104,10 @@ def normalize(value: Any) -> str | None:
     """
     if type(value) is str:  # the common case first; the same as `str(value)` below
         text = value.strip()
-        return text.casefold() if text else None
+        if not text:
+            return None
+        folded = text.casefold()
+        return text if folded == text else folded  # the value's own string when already folded: no copy kept
     if value is None or isinstance(value, (dict, list, tuple)):
         return None
     if isinstance(value, bool):

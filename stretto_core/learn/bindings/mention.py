@@ -211,7 +211,10 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
     tag = ("h", prefix)
     version = state.user_version
     cached = entry.cache.get(tag)
-    if cached is not None and cached[0] == version:
+    if type(cached) is int:  # no hits as of that version
+        if cached == version:
+            return NOTHING_HELD  # type: ignore[return-value]
+    elif cached is not None and cached[0] == version:
         return cached[1]
     hits: dict[tuple[int, ...], dict[str, tuple[int, int]]] = {}
     if not version:
@@ -225,8 +228,9 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
             if where is not None:
                 for element in index[word]:
                     hits.setdefault(element, {})[word] = where
-    if not hits:
-        hits = NOTHING_HELD  # type: ignore[assignment]  # one empty table for every entry without one
+    if not hits:  # one empty table for every entry without one, and only the version kept
+        entry.cache[tag] = version
+        return NOTHING_HELD  # type: ignore[return-value]
     entry.cache[tag] = (version, hits)
     return hits
 
