@@ -212,7 +212,7 @@ class ToolState:
         if not by_agent:
             return
         for leaf in argument_leaves(arguments):
-            key = normalize(leaf)
+            key = _kept_key(leaf)
             if key is not None and is_keyish(key) and not self._has_seen(key):
                 self.given.add(key)
                 if self.served:
@@ -293,7 +293,7 @@ class ToolState:
                 _trim(self.seen_values, SERVED_SEEN)
         husk: ResultEntry | None = None
         for name, value in entry.arguments.items():
-            key = normalize(value)
+            key = _kept_key(value)
             if key is not None:
                 if husk is None:
                     husk = ResultEntry(entry.position, entry.tool, entry.call_id, NOTHING_HELD, entry.ok,  # type: ignore[arg-type]
@@ -350,7 +350,7 @@ class ToolState:
                 if lists is None:  # a tool passed no list has no set
                     lists = self.passed_lists.setdefault(tool, set())
                 lists.add((name, tuple(sorted(filter(None, (normalize(v) for v in value))))))
-            key = normalize(value)
+            key = _kept_key(value)
             if key is not None:
                 by_arg = self.passed_by_arg.get((tool, name))
                 if self.served and type(by_arg) is not set:
@@ -481,6 +481,13 @@ def _husk_index(index: ValueIndex) -> KeyishOnly:
 def _holds_position(tag: Any, view: Any, position: int) -> bool:
     """A view of several results (`ToolState.views`) that holds the result at `position`."""
     return isinstance(tag, tuple) and len(tag) > 2 and tag[0] == "p" and position in tag[2:]
+
+
+def _kept_key(value: Any) -> str | None:
+    """`normalize(value)`, as the value's own string when it is already normal (a table keeping
+    the key then holds no copy of it)."""
+    key = normalize(value)
+    return value if key == value else key
 
 
 def _trim(values: set, size: int) -> None:

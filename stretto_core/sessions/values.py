@@ -104,10 +104,7 @@ def normalize(value: Any) -> str | None:
     """
     if type(value) is str:  # the common case first; the same as `str(value)` below
         text = value.strip()
-        if not text:
-            return None
-        folded = text.casefold()
-        return text if folded == text else folded  # the value's own string when already folded: no copy kept
+        return text.casefold() if text else None
     if value is None or isinstance(value, (dict, list, tuple)):
         return None
     if isinstance(value, bool):
