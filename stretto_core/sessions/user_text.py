@@ -40,7 +40,7 @@ FOUND_FROM = 16 * 1024
 message it did not), so a value asked again costs a search of the messages since, not of all."""
 
 FOUND_CACHE = 1024
-"""At most this many values' answers are remembered (then they start afresh)."""
+"""At most this many values' answers are remembered (the ones asked longest ago are forgotten)."""
 
 
 def find_word(text: str, word: str) -> int:
@@ -134,16 +134,20 @@ class UserText:
         if len(self.text) < FOUND_FROM:
             return self.maybe(key) and key in self.text
         found = self._found
-        if found is None or len(found) >= FOUND_CACHE:
+        if found is None:
             found = self._found = {}
         count, dropped = self.count, self.dropped
-        got = found.get(key)
+        got = found.pop(key, None)  # asked again: it goes to the back of the queue
+        if got is None and len(found) >= FOUND_CACHE:
+            del found[next(iter(found))]
         if got is not None:
             said, where = got
             if where >= dropped:  # a message holding it is still kept
+                found[key] = got
                 return True
             if where < 0 and said >= dropped:  # none of the messages up to `said` did: read those since
                 if said >= count:
+                    found[key] = got
                     return False
                 at = self.text.find(key, self._starts[said - dropped])
                 found[key] = (count, -1 if at < 0 else self._number_at(at))
