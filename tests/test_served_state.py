@@ -12,7 +12,9 @@ from stretto_core.serve.engine import KEPT_HISTORY, Engine, EngineConfig
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.focus import Focus, holds_key, index_focused
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
-from stretto_core.sessions.state import call_key
+from stretto_core.sessions.manifest import ToolKind, ToolManifest, ToolSpec
+from stretto_core.sessions.state import CALL_RESULT_KEYS, SERVED_CALL_RESULTS, ToolState, call_key
+from stretto_core.sessions import user_text
 from stretto_core.sessions.user_text import UserText, find_word
 from stretto_core.sessions.values import index_result
 
@@ -93,7 +95,7 @@ def test_a_focused_index_holds_what_the_full_index_holds_at_the_focus_paths():
     full, focused = index_result(text), index_focused(text, None, focus)
     assert set(focused.by_path) == {"$.items[*].item_id", "$.items[*].name", "$.items[*].*~", "$.user_id"}
     for path in focused.by_path:
-        assert focused.by_path[path] == full.by_path[path] and focused.keys[path] == full.keys[path]
+        assert list(focused.by_path[path]) == full.by_path[path] and list(focused.keys[path]) == full.keys[path]
         assert list(focused.records[path]) == full.records[path]
     assert set(focused.keyish) == {"mia_1", "80202", "#w123", "#w456", "1001", "1002"}
     assert all(holds_key(focused, k) for k in focused.keyish) and not holds_key(focused, "#w789")
@@ -145,3 +147,42 @@ def test_the_latest_place_of_a_word_is_found_as_a_scan_of_each_message_finds_it(
             for whole in (True, False):
                 assert text.latest(probe, whole) == naive_latest(kept, text.dropped, probe, whole)
     assert straddled > 50  # the case the search must tell apart was met
+
+
+@pytest.mark.parametrize("limit", [None, 600])
+def test_a_value_asked_again_is_answered_as_a_scan_of_every_message_kept_finds_it(limit, monkeypatch):
+    """Once the text is long, `contains` remembers where it found a value (or up to which message
+    it did not); asked again, after more messages or after the message holding it was dropped, it
+    answers as a scan of the messages kept does."""
+    monkeypatch.setattr(user_text, "FOUND_FROM", 64)
+    rng = random.Random(5)
+    words = ["order", "#w1234", "laptop", "blue", "zip 80202", "ünïcode", "mia"]
+    text, said, remembered, dropped_since = UserText(limit), [], 0, 0
+    for _ in range(300):
+        message = " ".join(rng.choice(words) + str(rng.randint(0, 40)) for _ in range(rng.randint(1, 9)))
+        text.add(message)
+        said.append(message)
+        kept = said[text.dropped:]
+        for probe in words + ["lap", "absent value", "er #w", "mia7", "1 b", "order33"]:
+            got = (text._found or {}).get(probe)
+            remembered += got is not None
+            dropped_since += got is not None and 0 <= got[1] < text.dropped
+            assert text.contains(probe) == any(probe in m for m in kept)
+    assert remembered > 1000 and (dropped_since > 0) == (limit is not None)
+
+
+def test_a_served_state_keeps_a_bounded_memory_of_the_results_of_calls_passing_a_value():
+    """Each call passing a value remembers its result's key-like values (`described_read`), but a
+    served state keeps at most `SERVED_CALL_RESULTS` calls, each with at most `CALL_RESULT_KEYS`."""
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
+    served, full = ToolState(manifest, served=True), ToolState(manifest)
+    listing = json.dumps({"ids": [f"#w{i:05d}" for i in range(3 * CALL_RESULT_KEYS)]})
+    for n in range(2 * SERVED_CALL_RESULTS):
+        for state in (served, full):
+            state.observe_call(f"c{n}", "get_order", {"order_id": f"#o{n:05d}"})
+            state.observe_result(f"c{n}", "get_order", listing, None, False)
+    assert len(full.result_for) == 2 * SERVED_CALL_RESULTS and len(served.result_for) == SERVED_CALL_RESULTS
+    assert ("get_order", "order_id", f"#o{2 * SERVED_CALL_RESULTS - 1:05d}") in served.result_for  # the newest kept
+    assert ("get_order", "order_id", "#o00000") not in served.result_for
+    kept = {len(entry.index.keyish) for entry in served.result_for.values()}
+    assert kept == {CALL_RESULT_KEYS} and len(full.result_for[("get_order", "order_id", "#o00000")].index.first_path) > kept.pop()

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -128,8 +130,9 @@ class EngineSession:
     _counter: int = 0
     _pending_reply: bool = False
     user_call_ids: set[str] = field(default_factory=set)
-    decide_seconds: list[float] = field(default_factory=list)
-    """Seconds each decision took (a served session: the newest `KEPT_TIMINGS`)."""
+    decide_seconds: array = field(default_factory=lambda: array("d"))
+    """Seconds each decision took (a served session: the newest `KEPT_TIMINGS`), as machine
+    floats (8 bytes each, not a float object's 24 and a list's pointer)."""
     fence: str = field(default_factory=new_fence)
     """This session's delimiter of appended lookups (`serve.results.fenced_appendix`)."""
     broken: bool = False
@@ -196,7 +199,7 @@ class EngineSession:
     def _step(self, symbol: str) -> None:
         """One more step of the abstract history (a served session keeps the newest
         `KEPT_HISTORY`: the flow's contexts read the last two)."""
-        self.history.append(symbol)
+        self.history.append(sys.intern(symbol))  # one string per step kind in the process, not one per step
         if self.served and len(self.history) > 2 * KEPT_HISTORY:
             del self.history[:-KEPT_HISTORY]
 

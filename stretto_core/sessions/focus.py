@@ -17,10 +17,12 @@ The focus of a tool, from the flow's sources of that tool:
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from types import MappingProxyType
+from typing import Any, Iterable, Iterator, Mapping
 
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
@@ -34,6 +36,9 @@ times a tuple's; looking through a few is as quick as hashing)."""
 
 MAX_PATHS_CACHED = 65536
 """A focus remembers its answer for at most this many distinct paths (then starts afresh)."""
+
+NOTHING_HELD: Mapping[Any, Any] = MappingProxyType({})
+"""The table a focused index leaves empty (one read-only table for all, not an empty dict each)."""
 
 
 @lru_cache(maxsize=65536)
@@ -134,6 +139,19 @@ class FocusedIndex(ValueIndex):
     the frozenset's order), else a frozenset."""
     all_keys: tuple[str, ...] = ()
     """Every key at the focus paths, each once."""
+    views: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
+    """Views of the result that depend on this index alone (candidates, addresses, record words):
+    kept here, so every session holding the same result (a shared index) shares them too."""
+
+
+class KeyishOnly:
+    """What is kept of a result a call's value points to (`ToolState.result_for`): its key-like
+    values alone, all that `described_read` asks of it (a few pointers, not an index's tables)."""
+
+    __slots__ = ("keyish",)
+
+    def __init__(self, keyish: frozenset[str] | tuple[str, ...]) -> None:
+        self.keyish = keyish
 
 
 def index_keys(index: ValueIndex) -> Iterable[str]:
@@ -141,9 +159,9 @@ def index_keys(index: ValueIndex) -> Iterable[str]:
     return index.all_keys if isinstance(index, FocusedIndex) else index.first_path
 
 
-def keyish_keys(index: ValueIndex) -> Iterable[str]:
+def keyish_keys(index: ValueIndex | KeyishOnly) -> Iterable[str]:
     """The key-like values a result holds, at any path."""
-    if isinstance(index, FocusedIndex):
+    if isinstance(index, (FocusedIndex, KeyishOnly)):
         return index.keyish
     return [k for k in index.first_path if is_keyish(k)]
 
@@ -169,7 +187,7 @@ def holds_under(index: ValueIndex, keys: Iterable[str], prefix: str) -> bool:
 def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedIndex:
     """`index_result` on the focus paths only (none when `focus` is None), and the key-like values
     of every path. On the focus paths, `records`, `by_path` and `keys` are `index_result`'s."""
-    idx = FocusedIndex()
+    idx = FocusedIndex(first_path=NOTHING_HELD, paths=NOTHING_HELD)  # type: ignore[arg-type]
     records = idx.records
     at: dict[str, tuple[Pairs, dict[Any, str]]] = {}
     unhashable: set[str] = set()
@@ -217,9 +235,13 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             for _address, value in record:
                 if value not in bucket:
                     bucket.append(value)
-            idx.by_path[path], idx.keys[path] = bucket, [normalize(v) or "" for v in bucket]
-        else:
-            idx.by_path[path], idx.keys[path] = list(values), list(values.values())
+            idx.by_path[path], idx.keys[path] = tuple(bucket), tuple(normalize(v) or "" for v in bucket)  # type: ignore[assignment]
+        else:  # tuples: a served index is never added to (and a tuple costs less than a list)
+            distinct = record.values if len(values) == len(record) else tuple(values)  # no repeats: the same tuple
+            keys = tuple(values.values())
+            if all(map(operator.is_, keys, distinct)):  # every value is its own key (text already folded)
+                keys = distinct
+            idx.by_path[path], idx.keys[path] = distinct, keys  # type: ignore[assignment]
     held = frozenset(keyish)
     idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
     idx.all_keys = tuple(every)

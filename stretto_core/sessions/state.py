@@ -17,10 +17,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from stretto_core.sessions.focus import Focus, FocusedIndex, index_focused, is_keyish, keyish_keys
+from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, KeyishOnly, holds_key, index_focused,
+                                         is_keyish, keyish_keys)
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.user_text import UserText
+from stretto_core.sessions.user_words import USER_TOOL
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
 
 
@@ -56,6 +58,19 @@ class ResultEntry:
         """The agent saw this result: a source a binding may take values from."""
         return self.origin != "other"
 
+    @property
+    def index_views(self) -> dict[Any, Any]:
+        """Scratch space for views of this result that depend on its values alone (not on the
+        user's words): a served result's index keeps them, shared with every session holding the
+        same result; otherwise this entry's own `cache`."""
+        index = self.index
+        if type(index) is FocusedIndex:
+            views = index.views
+            if views is None:
+                views = index.views = {}
+            return views
+        return self.cache
+
 
 LOOK_BACK = 8
 """A binding source draws on at most this many of its tool's newest results."""
@@ -70,10 +85,21 @@ SERVED_REMEMBERED = 1024
 """A served state remembers at most this many calls made since the last write, values passed per
 tool and argument, and lists passed per tool (beyond, some are forgotten)."""
 
+FEW_PASSED = 8
+"""A served state keeps up to this many values passed for one argument as a tuple (`_pass_few`)."""
+
 SERVED_SEEN = 4096
-"""A served state remembers at most this many key-like values results held, values given before
-any result held them, and results that calls passing a value returned (beyond, some are
-forgotten; the oldest results first)."""
+"""A served state remembers at most this many key-like values results held and values given before
+any result held them (beyond, some are forgotten)."""
+
+SERVED_CALL_RESULTS = 512
+"""A served state remembers the results of at most this many (tool, argument, value) calls passed
+(`result_for`; each keeps its result's key-like values, about 0.8 KB in τ² retail; the oldest are
+forgotten first). A 1,000-result τ² retail session holds about 420."""
+
+CALL_RESULT_KEYS = 128
+"""Of a result a call's value points to, a served state keeps at most this many key-like values
+(τ² results hold at most 43)."""
 
 
 @dataclass
@@ -84,8 +110,9 @@ class ToolState:
     whatever the session's length: each tool's newest `look_back` successful results, indexed
     on the flow's `focus` (and their key-like values), no list of every result (`results` stays
     empty), the newest `SERVED_USER_TEXT` characters the user said, at most `SERVED_REMEMBERED`
-    calls made since the last write and values passed per argument, and at most `SERVED_SEEN`
-    key-like values seen or given and results of calls passing a value.
+    calls made since the last write and values passed per argument, at most `SERVED_SEEN`
+    key-like values seen or given, and the results of at most `SERVED_CALL_RESULTS` calls passing a value
+    (at most `CALL_RESULT_KEYS` key-like values each).
     Its decisions are those of the full state as long as the session stays within those bounds.
     Learning and replay keep the full state (they ask where any earlier value came from).
     """
@@ -102,7 +129,6 @@ class ToolState:
     passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
     user: UserText = field(default_factory=lambda: UserText(filter_from=LEARNING_FILTER_FROM))
     """What the user said, case-folded, ready for mention checks (`user_text.UserText`)."""
-    user_values: set[str] = field(default_factory=set)
     calls_by_tool: dict[str, int] = field(default_factory=dict)
     in_flight: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     writes: int = 0
@@ -116,13 +142,15 @@ class ToolState:
     `look_back`)."""
     seen_values: set[str] = field(default_factory=set)
     """Every normalized value a visible result held so far (a served state: the key-like ones,
-    all that `given` asks about)."""
+    all that `given` asks about, of the results that left their tool's window; those of a
+    result in a window are read from its index, `_has_seen`)."""
     given: set[str] = field(default_factory=set)
     """Key-like values (see `is_keyish`) the agent passed before any visible result held them."""
     result_for: dict[tuple[str, str, str], ResultEntry] = field(default_factory=dict)
     """(tool, argument, normalized value) -> the newest visible result of a call passing it."""
     passed_by_arg: dict[tuple[str, str], set[str]] = field(default_factory=dict)
-    """(tool, argument) -> every normalized value the tool was passed for it (`passed`, by argument)."""
+    """(tool, argument) -> every normalized value the tool was passed for it (`passed`, by argument;
+    a served state: a tuple while they are few)."""
     user_version: int = 0
     """Grows whenever the user speaks, so views that depend on the user's words can be cached."""
     user_source: str | None = None
@@ -160,7 +188,7 @@ class ToolState:
 
     def _observe_user_words(self, text: str) -> None:
         """The message as a result of the user pseudo-tool (a source; its values are not `seen`)."""
-        from stretto_core.sessions.user_words import USER_TOOL, user_spans
+        from stretto_core.sessions.user_words import user_spans
 
         parsed = user_spans(text, self.user_source)
         if not parsed:
@@ -184,8 +212,8 @@ class ToolState:
         if not by_agent:
             return
         for leaf in argument_leaves(arguments):
-            key = normalize(leaf)
-            if key is not None and key not in self.seen_values and is_keyish(key):
+            key = _kept_key(leaf)
+            if key is not None and is_keyish(key) and not self._has_seen(key):
                 self.given.add(key)
                 if self.served:
                     _trim(self.given, SERVED_SEEN)
@@ -259,25 +287,39 @@ class ToolState:
             window = self.ok_results.setdefault(entry.tool, [])
             window.append(entry)
             if len(window) > self.look_back:
-                self._forget(window.pop(0))
-            self.seen_values.update(keyish_keys(entry.index))
-            _trim(self.seen_values, SERVED_SEEN)
+                gone = window.pop(0)
+                self._forget(gone)
+                self.seen_values.update(keyish_keys(gone.index))  # no longer read from its window
+                _trim(self.seen_values, SERVED_SEEN)
         husk: ResultEntry | None = None
         for name, value in entry.arguments.items():
-            key = normalize(value)
+            key = _kept_key(value)
             if key is not None:
                 if husk is None:
-                    husk = ResultEntry(entry.position, entry.tool, entry.call_id, {}, entry.ok,
-                                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)
+                    husk = ResultEntry(entry.position, entry.tool, entry.call_id, NOTHING_HELD, entry.ok,  # type: ignore[arg-type]
+                                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)  # type: ignore[arg-type]
                 self.result_for.pop((entry.tool, name, key), None)
                 self.result_for[(entry.tool, name, key)] = husk
-        _cap(self.result_for, SERVED_SEEN)
+        _cap(self.result_for, SERVED_CALL_RESULTS)
 
     def _forget(self, entry: ResultEntry) -> None:
         """A result left its tool's window: drop the views of several results that hold it."""
         position = entry.position
         for tag in [t for t, v in self.views.items() if _holds_position(t, v, position)]:
             del self.views[tag]
+
+    def _has_seen(self, key: str) -> bool:
+        """Some visible result so far held `key` (a key-like value)."""
+        if key in self.seen_values:
+            return True
+        if not self.served:
+            return False
+        for tool, window in self.ok_results.items():  # a served state: the windows' own values
+            if tool != USER_TOOL:
+                for entry in window:
+                    if holds_key(entry.index, key):
+                        return True
+        return False
 
     def _made(self, key: str) -> None:
         self.made.add(key)
@@ -302,20 +344,33 @@ class ToolState:
 
     def _remember_passed(self, tool: str, arguments: dict[str, Any]) -> None:
         self.calls_by_tool[tool] = self.calls_by_tool.get(tool, 0) + 1
-        lists = self.passed_lists.setdefault(tool, set())
+        lists: set[tuple[str, tuple[str, ...]]] | None = None
         for name, value in arguments.items():
             if isinstance(value, (list, tuple)):
+                if lists is None:  # a tool passed no list has no set
+                    lists = self.passed_lists.setdefault(tool, set())
                 lists.add((name, tuple(sorted(filter(None, (normalize(v) for v in value))))))
-            key = normalize(value)
+            key = _kept_key(value)
             if key is not None:
                 by_arg = self.passed_by_arg.get((tool, name))
+                if self.served and type(by_arg) is not set:
+                    self._pass_few((tool, name), by_arg, key)
+                    continue
                 if by_arg is None:
                     by_arg = self.passed_by_arg[(tool, name)] = set()
                 by_arg.add(key)
                 if self.served and len(by_arg) > SERVED_REMEMBERED:
                     by_arg.pop()
-        if self.served and len(lists) > SERVED_REMEMBERED:
+        if self.served and lists is not None and len(lists) > SERVED_REMEMBERED:
             lists.pop()
+
+    def _pass_few(self, tool_arg: tuple[str, str], few: Any, key: str) -> None:
+        """A served state keeps the values a tool was passed for an argument as a tuple while
+        there are at most `FEW_PASSED` (a set's table costs several times a tuple's), then a set."""
+        if few is None:
+            self.passed_by_arg[tool_arg] = (key,)  # type: ignore[assignment]
+        elif key not in few:
+            self.passed_by_arg[tool_arg] = few + (key,) if len(few) < FEW_PASSED else {*few, key}
 
     def passed_values(self, tool: str, arg: str) -> set[str] | frozenset[str]:
         """The normalized values `tool` was already passed for `arg` (do not modify)."""
@@ -414,15 +469,25 @@ def _shared_index(content: str, parsed: Any) -> ValueIndex:
     return index
 
 
-def _husk_index(index: ValueIndex) -> ValueIndex:
-    """What `described_read` reads of a result a call's value points to: its key-like values."""
+def _husk_index(index: ValueIndex) -> KeyishOnly:
+    """What `described_read` reads of a result a call's value points to: its key-like values (at
+    most `CALL_RESULT_KEYS`, the first in sorted order, when it holds more)."""
     keyish = index.keyish if isinstance(index, FocusedIndex) else frozenset(keyish_keys(index))
-    return FocusedIndex(keyish=keyish)
+    if len(keyish) > CALL_RESULT_KEYS:
+        keyish = tuple(sorted(keyish)[:CALL_RESULT_KEYS])
+    return KeyishOnly(keyish)
 
 
 def _holds_position(tag: Any, view: Any, position: int) -> bool:
     """A view of several results (`ToolState.views`) that holds the result at `position`."""
     return isinstance(tag, tuple) and len(tag) > 2 and tag[0] == "p" and position in tag[2:]
+
+
+def _kept_key(value: Any) -> str | None:
+    """`normalize(value)`, as the value's own string when it is already normal (a table keeping
+    the key then holds no copy of it)."""
+    key = normalize(value)
+    return value if key == value else key
 
 
 def _trim(values: set, size: int) -> None:

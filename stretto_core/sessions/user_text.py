@@ -32,8 +32,15 @@ FILTER_FROM = 2048
 MIN_FILTER_BITS = 1 << 14
 """The filter's smallest size (2 KiB)."""
 
-LATEST_CACHE = 4096
+LATEST_CACHE = 1024
 """At most this many words' latest places are cached (then the cache starts afresh)."""
+
+FOUND_FROM = 16 * 1024
+"""Once the text is this long, `contains` remembers per value where it found it (or up to which
+message it did not), so a value asked again costs a search of the messages since, not of all."""
+
+FOUND_CACHE = 1024
+"""At most this many values' answers are remembered (the ones asked longest ago are forgotten)."""
 
 
 def find_word(text: str, word: str) -> int:
@@ -55,7 +62,8 @@ def _whole_at(text: str, start: int, end: int) -> bool:
 class UserText:
     """The user's messages (case-folded), numbered from 0 in the order said."""
 
-    __slots__ = ("_starts", "dropped", "text", "limit", "filter_from", "_bits", "_mask", "_grams", "_latest")
+    __slots__ = ("_starts", "dropped", "text", "limit", "filter_from", "_bits", "_mask", "_grams", "_latest",
+                 "_found")
 
     def __init__(self, limit: int | None = None, filter_from: int = FILTER_FROM) -> None:
         self._starts: list[int] = []
@@ -71,6 +79,9 @@ class UserText:
         self._mask = 0
         self._grams = 0
         self._latest: dict[tuple[str, bool], tuple[int, tuple[int, int] | None]] = {}
+        self._found: dict[str, tuple[int, int]] | None = None
+        """Value -> (messages said when it was last searched for, the number of a message holding
+        it or -1: none of those did), once the text is `FOUND_FROM` long."""
 
     @property
     def count(self) -> int:
@@ -120,7 +131,34 @@ class UserText:
         """Some kept message holds `key` (a substring)."""
         if "\n" in key:
             return any(key in message for message in self.messages)
-        return self.maybe(key) and key in self.text
+        if len(self.text) < FOUND_FROM:
+            return self.maybe(key) and key in self.text
+        found = self._found
+        if found is None:
+            found = self._found = {}
+        count, dropped = self.count, self.dropped
+        got = found.pop(key, None)  # asked again: it goes to the back of the queue
+        if got is None and len(found) >= FOUND_CACHE:
+            del found[next(iter(found))]
+        if got is not None:
+            said, where = got
+            if where >= dropped:  # a message holding it is still kept
+                found[key] = got
+                return True
+            if where < 0 and said >= dropped:  # none of the messages up to `said` did: read those since
+                if said >= count:
+                    found[key] = got
+                    return False
+                at = self.text.find(key, self._starts[said - dropped])
+                found[key] = (count, -1 if at < 0 else self._number_at(at))
+                return at >= 0
+        at = self.text.find(key) if self.maybe(key) else -1
+        found[key] = (count, -1 if at < 0 else self._number_at(at))
+        return at >= 0
+
+    def _number_at(self, at: int) -> int:
+        """The number of the kept message that holds the text's place `at`."""
+        return self.dropped + bisect_right(self._starts, at) - 1
 
     def holding(self, keys: Iterable[str], shortest: int = 0) -> list[str]:
         """The keys of at least `shortest` characters that some kept message holds (`contains`
@@ -160,8 +198,8 @@ class UserText:
         """The latest place of `word` among the messages numbered `first` and later: the last
         occurrence in the text that lies in one message (and is a whole word there, when `whole`),
         found by searching the text backwards at once, not message by message."""
-        if first <= self.dropped and not self.contains(word):  # all of them: ask the filter first
-            return None
+        if first <= self.dropped and "\n" not in word and not self.maybe(word):  # all of them: ask the filter first
+            return None  # (no search of the text for it too: the search below is one)
         if not word:
             return next(((number, 0) for number, _ in self._newest_first(first)), None)
         text, starts, size = self.text, self._starts, len(word)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from stretto_core.sessions.focus import holds_under, index_keys, list_prefix
+from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.user_text import find_word
 from stretto_core.sessions.values import normalize
@@ -67,10 +67,11 @@ class Candidates:
 
 
 def candidates(entry: ResultEntry, path: str) -> Candidates | None:
-    """The candidates at `path` in `entry` (cached on the entry), or None when it holds none."""
-    by_path = entry.cache.get("c")
+    """The candidates at `path` in `entry` (cached with its index), or None when it holds none."""
+    views = entry.index_views
+    by_path = views.get("c")
     if by_path is None:
-        by_path = entry.cache["c"] = {}
+        by_path = views["c"] = {}
     elif path in by_path:
         return by_path[path]
     values = entry.index.by_path.get(path)
@@ -95,15 +96,16 @@ def keys_at(entry: ResultEntry, path: str) -> list[str]:
 
 
 def addresses(entry: ResultEntry, path: str) -> dict[str, tuple[tuple[int, ...], ...]]:
-    """Normalized value -> its addresses at `path`, in document order (cached on the entry)."""
-    got = entry.cache.get(("a", path))
+    """Normalized value -> its addresses at `path`, in document order (cached with its index)."""
+    views = entry.index_views
+    got = views.get(("a", path))
     if got is None:
         known = _string_keys(entry, path)
         places: dict[str, list[tuple[int, ...]]] = {}
         for address, value in entry.index.records.get(path, ()):
             key = known.get(value) if type(value) is str else None
             places.setdefault(key or normalize(value) or "", []).append(address)
-        got = entry.cache[("a", path)] = _frozen(places)
+        got = views[("a", path)] = _frozen(places)
     return got
 
 
@@ -165,31 +167,35 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     got = entry.cache.get("said")
     if got is not None and got[0] == count:
         return got
-    seen, found = (0, set()) if got is None else got
+    seen, found = (0, _NO_KEYS) if got is None else got
     keys = index_keys(entry.index)
     if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
-        found.update(user.holding(keys, MIN_WRITTEN))
+        new = user.holding(keys, MIN_WRITTEN)
     else:
         messages = user.since(seen)
         joined = messages[0] if len(messages) == 1 else "\n".join(messages)
         # One scan of the new text per value, then each message for the few found (a value may
         # span two messages in `joined`, never in one).
         maybe = [k for k in keys if len(k) >= MIN_WRITTEN and k in joined]
-        for message in messages if maybe else ():
-            found.update([k for k in maybe if k in message])
+        new = [k for message in (messages if maybe else ()) for k in maybe if k in message]
+    if new:  # an entry none of whose values the user wrote shares one empty set
+        if found is _NO_KEYS:
+            found = set()
+        found.update(new)  # type: ignore[attr-defined]
     got = entry.cache["said"] = (count, found)
     return got
 
 
 def _word_elements(entry: ResultEntry, prefix: str) -> dict[str, tuple[tuple[int, ...], ...]]:
-    """Record word of the list at `prefix` -> the elements whose words it is (cached on the entry)."""
-    got = entry.cache.get(("we", prefix))
+    """Record word of the list at `prefix` -> the elements whose words it is (cached with its index)."""
+    views = entry.index_views
+    got = views.get(("we", prefix))
     if got is None:
         elements: dict[str, list[tuple[int, ...]]] = {}
         for element, words in record_words(entry, prefix).items():
             for word in words:
                 elements.setdefault(word, []).append(element)
-        got = entry.cache[("we", prefix)] = _frozen(elements)
+        got = views[("we", prefix)] = _frozen(elements)
     return got
 
 
@@ -205,7 +211,10 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
     tag = ("h", prefix)
     version = state.user_version
     cached = entry.cache.get(tag)
-    if cached is not None and cached[0] == version:
+    if type(cached) is int:  # no hits as of that version
+        if cached == version:
+            return NOTHING_HELD  # type: ignore[return-value]
+    elif cached is not None and cached[0] == version:
         return cached[1]
     hits: dict[tuple[int, ...], dict[str, tuple[int, int]]] = {}
     if not version:
@@ -219,6 +228,9 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
             if where is not None:
                 for element in index[word]:
                     hits.setdefault(element, {})[word] = where
+    if not hits:  # one empty table for every entry without one, and only the version kept
+        entry.cache[tag] = version
+        return NOTHING_HELD  # type: ignore[return-value]
     entry.cache[tag] = (version, hits)
     return hits
 
@@ -265,9 +277,7 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
     Cached on the entry per `user_version`, and the same object while the named keys stay the same
     (a path where nothing is named keeps only the version: most paths, in a served session).
     """
-    views = entry.cache.get("views")
-    if views is None:
-        views = entry.cache["views"] = {}
+    views = entry.cache  # by the path itself: a path starts with `$`, no other key of the cache does
     got = views.get(path)
     if type(got) is int:
         if got == state.user_version:
@@ -315,16 +325,17 @@ def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidat
 
 
 def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], tuple[str, ...]]:
-    """Element of the list at `prefix` -> the candidates at `path` in it (cached on the entry)."""
+    """Element of the list at `prefix` -> the candidates at `path` in it (cached with its index)."""
     tag = ("ke", path)
-    got = entry.cache.get(tag)
+    views = entry.index_views
+    got = views.get(tag)
     if got is None:
         by_element: dict[tuple[int, ...], list[str]] = {}
         depth = prefix.count(LIST_MARK)
         for key, places in addresses(entry, path).items():
             for address in places:
                 by_element.setdefault(address[:depth], []).append(key)
-        got = entry.cache[tag] = _frozen(by_element)  # type: ignore[arg-type]
+        got = views[tag] = _frozen(by_element)  # type: ignore[arg-type]
     return got
 
 

@@ -127,8 +127,19 @@ def holders(state: ToolState, pool: list[ResultEntry], path: str) -> Holders:
     tag = ("p", path, *[entry.position for entry in entries])
     got = state.views.get(tag)
     if got is None:
+        if state.served:
+            _drop_outgrown(state, path, entries[0].tool)
         got = state.views[tag] = gather(pool, path)
     return renamed(state, path, got)
+
+
+def _drop_outgrown(state: ToolState, path: str, tool: str) -> None:
+    """Forget the holders of `path` in `tool`'s earlier pools: a served state has one pool per
+    tool (its newest `look_back` results), which only slides on, so they never recur."""
+    views = state.views
+    for tag in [t for t, held in views.items() if isinstance(t, tuple) and t[0] == "p" and t[1] == path
+                and held.entries and held.entries[0].tool == tool]:
+        del views[tag]
 
 
 def gather(pool: list[ResultEntry], path: str) -> Holders:
@@ -162,7 +173,12 @@ def _name(held: Holders, views: list[Named | None], version: int) -> None:
 
 
 def _meets(passed: set[str] | frozenset[str], keys: dict[str, int]) -> bool:
-    """Some value passed is among `keys` (`passed` is the small side)."""
+    """Some value passed is among `keys` (walking the smaller side: a long session passes many)."""
+    if len(passed) > len(keys):
+        for k in keys:
+            if k in passed:
+                return True
+        return False
     for k in passed:
         if k in keys:
             return True
@@ -179,11 +195,18 @@ def _held(key: str, held: Holders) -> bool:
 
 def _any_held(passed: set[str] | frozenset[str], held: Holders) -> bool:
     """Some value passed is among the candidates of `held`."""
-    for key in passed:
+    if passed:
         for cands in held.candidates:
-            if key in cands.first:
+            if _meets(passed, cands.first):
                 return True
     return False
+
+
+def _passed_held(passed: set[str] | frozenset[str], held: Holders) -> list[str]:
+    """The values passed that are among the candidates of `held` (walking the smaller side)."""
+    if len(passed) <= sum(len(cands.first) for cands in held.candidates):
+        return [k for k in passed if _held(k, held)]
+    return list(dict.fromkeys(k for cands in held.candidates for k in cands.first if k in passed))
 
 
 def free_pick(state: ToolState, tool: str, arg: str, pool: list[ResultEntry], path: str) -> Pick | None:
@@ -290,8 +313,8 @@ def _classify_held(state: ToolState, tool: str, arg: str, held: Holders, path: s
         flagged = held.flagged
         if flagged and (len(flagged) > 1 or key not in flagged):
             return NAMED_OTHER
-    for k in passed:
-        if k != key and _held(k, held):
+    for k in _passed_held(passed, held) if passed else ():
+        if k != key:
             read = state.result_for.get((tool, arg, k))
             if read is not None and read.ok and _holds_given(state, read, entry):
                 return DESCRIBED_READ

@@ -76,7 +76,8 @@ def _depth(prefix: str) -> int:
 
 def _element_of(entry: ResultEntry, prefix: str, depth: int, key: str) -> tuple[int, ...] | None:
     """The address of the first element of the list at `prefix` holding `key` at any path."""
-    table = entry.cache.get(("e", prefix))
+    views = entry.index_views
+    table = views.get(("e", prefix))
     if table is None:
         table = {}
         for path, pairs in entry.index.records.items():
@@ -87,7 +88,7 @@ def _element_of(entry: ResultEntry, prefix: str, depth: int, key: str) -> tuple[
                         best = table.get(k)
                         if best is None or address[:depth] < best:
                             table[k] = address[:depth]
-        entry.cache[("e", prefix)] = table
+        views[("e", prefix)] = table
     return table.get(key)
 
 
@@ -116,9 +117,10 @@ def value_in_element(state: ToolState, tool: str, arg: str, pool: list[ResultEnt
 
 def _element_index(entry: ResultEntry, path: str, depth: int) -> dict[tuple[int, ...], int | None]:
     """Element address (its first `depth` list indexes) -> the candidate index of the first value
-    at `path` in that element (cached on the entry)."""
+    at `path` in that element (cached with its index)."""
     tag = ("x", path, depth)
-    table = entry.cache.get(tag)
+    views = entry.index_views
+    table = views.get(tag)
     if table is None:
         table = {}
         first = candidates(entry, path).first if path in entry.index.by_path else {}
@@ -127,7 +129,7 @@ def _element_index(entry: ResultEntry, path: str, depth: int) -> dict[tuple[int,
             if element not in table:
                 key = normalize(value)
                 table[element] = None if key is None else first[key]
-        entry.cache[tag] = table
+        views[tag] = table
     return table
 
 
@@ -135,10 +137,11 @@ def _element_index(entry: ResultEntry, path: str, depth: int) -> dict[tuple[int,
 
 def list_candidates(entry: ResultEntry, path: str) -> tuple[list[Any], frozenset[str]]:
     """Every value at `path` (a list pick) and their normalized set."""
-    got = entry.cache.get(("l", path))
+    views = entry.index_views
+    got = views.get(("l", path))
     if got is None:
         values = list(entry.index.by_path.get(path, ()))
-        got = entry.cache[("l", path)] = (values, frozenset(k for k in keys_at(entry, path) if k))
+        got = views[("l", path)] = (values, frozenset(k for k in keys_at(entry, path) if k))
     return got
 
 
