@@ -48,11 +48,12 @@ PRIOR_DECISIONS = 10.0
 MIN_LIFT = 1.5
 """A word is kept when its shrunk rate is at least this factor above or below the site's."""
 
-MIN_Z = 4.0
+MIN_Z = 3.0
 """…and when its decisions' uses are at least this many binomial deviations from what the site's
-rate expects (a site tests a thousand words, and a session's decisions are not independent)."""
+rate expects (a site tests a thousand words), the deviation widened by the square root of the
+site's decisions per session (they are not independent: a design effect)."""
 
-VOUCH_Z, VOUCH_LIFT = 3.0, 1.4
+VOUCH_Z, VOUCH_LIFT = 2.0, 1.4
 """A word that vouches for a read needs less: it can only keep a read as counted."""
 
 EDGES = "\"'.,;:!?()[]{}<>*`"
@@ -77,11 +78,14 @@ class IntentCounts(_Model):
     """m(s, t, w): site -> read tool -> word -> decisions with the word said and the tool called."""
     sessions: dict[str, float] = Field(default_factory=dict)
     """word -> sessions whose user said it."""
+    site_sessions: dict[str, float] = Field(default_factory=dict)
+    """site -> sessions with a decision at it (a session's decisions there are not independent)."""
 
     def merged(self, other: "IntentCounts", weight: float = 1.0) -> "IntentCounts":
         out = self.model_copy(deep=True)
         _add_flat(out.decisions, other.decisions, weight)
         _add_flat(out.sessions, other.sessions, weight)
+        _add_flat(out.site_sessions, other.site_sessions, weight)
         for site, row in other.used.items():
             _add_flat(out.used.setdefault(site, {}), row, weight)
         for site, row in other.said.items():
@@ -156,8 +160,10 @@ def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str
 def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest, weight: float = 1.0) -> None:
     """Add one session's decisions to `counts`."""
     seen: set[str] = set()
+    sites: set[str] = set()
     for site, words, reads in decisions_of(session, manifest):
         seen |= words
+        sites.add(site)
         counts.decisions[site] = counts.decisions.get(site, 0.0) + weight
         used = counts.used.setdefault(site, {})
         said = counts.said.setdefault(site, {})
@@ -175,6 +181,8 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
             del counts.said[site]
     for word in seen:
         counts.sessions[word] = counts.sessions.get(word, 0.0) + weight
+    for site in sites:
+        counts.site_sessions[site] = counts.site_sessions.get(site, 0.0) + weight
 
 
 def derive_table(counts: IntentCounts) -> IntentTable:
@@ -183,6 +191,7 @@ def derive_table(counts: IntentCounts) -> IntentTable:
     common = {w for w, n in counts.sessions.items() if n >= MIN_SESSIONS}
     for site, n in sorted(counts.decisions.items()):
         said = counts.said.get(site, {})
+        spread = math.sqrt(max(1.0, n / counts.site_sessions.get(site, n)))  # decisions per session
         for tool, m in sorted(counts.used.get(site, {}).items()):
             p = m / n if n > 0 else 0.0
             if not 0.0 < p < 1.0:
@@ -191,13 +200,13 @@ def derive_table(counts: IntentCounts) -> IntentTable:
             rule = IntentRule()
             for word in sorted(common & said.keys()):
                 k, n_w = hits.get(word, 0.0), said[word]
-                vouches = _telling_lift(k, n_w, p, VOUCH_Z)
-                present = _telling_lift(k, n_w, p, MIN_Z)
+                vouches = _telling_lift(k, n_w, p, VOUCH_Z * spread)
+                present = _telling_lift(k, n_w, p, MIN_Z * spread)
                 if vouches is not None and vouches >= VOUCH_LIFT:
                     rule.vouch.append(word)
                 elif present is not None and present <= 1.0 / MIN_LIFT:
                     rule.said[word] = present
-                absent = _telling_lift(m - k, n - n_w, p, MIN_Z)
+                absent = _telling_lift(m - k, n - n_w, p, MIN_Z * spread)
                 if absent is not None and absent <= 1.0 / MIN_LIFT:
                     rule.unsaid[word] = absent
             if rule.said or rule.unsaid:
