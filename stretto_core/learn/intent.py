@@ -51,7 +51,8 @@ MIN_LIFT = 1.5
 MIN_Z = 3.0
 """…and when its decisions' uses are at least this many binomial deviations from what the site's
 rate expects (a site tests a thousand words), the deviation widened by the square root of the
-site's decisions per session (they are not independent: a design effect)."""
+site's decisions per task (they are not independent: a design effect; AgentDojo's twenty agents
+ran the same requests)."""
 
 VOUCH_Z, VOUCH_LIFT = 2.0, 1.4
 """A word that vouches for a read needs less: it can only keep a read as counted."""
@@ -78,14 +79,16 @@ class IntentCounts(_Model):
     """m(s, t, w): site -> read tool -> word -> decisions with the word said and the tool called."""
     sessions: dict[str, float] = Field(default_factory=dict)
     """word -> sessions whose user said it."""
-    site_sessions: dict[str, float] = Field(default_factory=dict)
-    """site -> sessions with a decision at it (a session's decisions there are not independent)."""
+    site_tasks: dict[str, list[str]] = Field(default_factory=dict)
+    """site -> the tasks (a session without one: its id) with a decision at it, sorted: a task's
+    decisions are not independent, however many agents ran it."""
 
     def merged(self, other: "IntentCounts", weight: float = 1.0) -> "IntentCounts":
         out = self.model_copy(deep=True)
         _add_flat(out.decisions, other.decisions, weight)
         _add_flat(out.sessions, other.sessions, weight)
-        _add_flat(out.site_sessions, other.site_sessions, weight)
+        for site, tasks in other.site_tasks.items():
+            out.site_tasks[site] = sorted(set(out.site_tasks.get(site, [])) | set(tasks))
         for site, row in other.used.items():
             _add_flat(out.used.setdefault(site, {}), row, weight)
         for site, row in other.said.items():
@@ -181,8 +184,12 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
             del counts.said[site]
     for word in seen:
         counts.sessions[word] = counts.sessions.get(word, 0.0) + weight
+    task = session.header.task_id or session.session_id
     for site in sites:
-        counts.site_sessions[site] = counts.site_sessions.get(site, 0.0) + weight
+        tasks = counts.site_tasks.setdefault(site, [])
+        if task not in tasks:
+            tasks.append(task)
+            tasks.sort()
 
 
 def derive_table(counts: IntentCounts) -> IntentTable:
@@ -191,7 +198,7 @@ def derive_table(counts: IntentCounts) -> IntentTable:
     common = {w for w, n in counts.sessions.items() if n >= MIN_SESSIONS}
     for site, n in sorted(counts.decisions.items()):
         said = counts.said.get(site, {})
-        spread = math.sqrt(max(1.0, n / counts.site_sessions.get(site, n)))  # decisions per session
+        spread = math.sqrt(max(1.0, n / max(1, len(counts.site_tasks.get(site, ())))))  # decisions per task
         for tool, m in sorted(counts.used.get(site, {}).items()):
             p = m / n if n > 0 else 0.0
             if not 0.0 < p < 1.0:
