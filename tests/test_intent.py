@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from bindings_sessions import SHOP, Script, user_record
+from shared_data import full_data
 
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.evaluate.scripted.episodes import load_episodes
 from stretto_core.flow.ir import learn, merge
 from stretto_core.learn.intent import IntentCounts, count_sessions, derive_table, said_words
 from stretto_core.serve.intent import IntentLifts, rule_lift
@@ -90,3 +93,21 @@ def test_a_rule_vouched_for_is_never_held_back_whatever_else_was_said():
 
 def test_an_empty_count_derives_an_empty_table():
     assert derive_table(IntentCounts()).rules == {}
+
+
+@full_data
+def test_retails_flow_holds_product_lookups_back_for_a_return_and_a_proxy_replays_it_as_counted():
+    """Learned from the train split, the rule removes detours in the agent's view and no saved
+    turn; in a proxy's view, which sees no user words, the replay is the one without the rule."""
+    flow = learn(load_episodes("tau2/retail", split="train", full=True))
+    assert "return" in flow.intent_table.rules["get_order_details"]["get_product_details"].said
+    test = load_episodes("tau2/retail", split="test", full=True)
+
+    def replay(intent: bool, view: str):
+        return replay_sessions(FlowRuntime(flow, intent=intent), test, ReplayOptions(view=view, processes=1))
+
+    words, counted = replay(True, "agent"), replay(False, "agent")
+    assert words.detours < counted.detours and words.turns_saved == counted.turns_saved
+    proxy_words, proxy_counted = replay(True, "proxy"), replay(False, "proxy")
+    assert proxy_words.lookups > 0
+    assert [r.model_dump() for r in proxy_words.lookup_rows] == [r.model_dump() for r in proxy_counted.lookup_rows]
