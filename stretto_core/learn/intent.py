@@ -20,11 +20,15 @@ m(s, t) / n(s) with a prior of `PRIOR_DECISIONS` decisions, and its lift over th
 
     L(s, t, w) = ((m(s, t, w) + A p) / (n(s, w) + A)) / p,
 
-kept when it moves the rate by at least a factor `MIN_LIFT` either way. Served, the reach of t at
-s becomes min(1, r(t | h) · L) for the word said so far whose lift is furthest from 1 (one word,
-not a product over words that say the same thing twice: "exchange" and "swap" come together).
-A session whose user said none of the kept words, and a proxy that sees no user words, serve the
-reach as counted.
+kept when it is `MIN_Z` binomial deviations from p (the deviation widened by the square root of
+the site's decisions per task) and moves the rate by `MIN_LIFT` either way; a word vouches for
+the read on less (`VOUCH_Z`, `VOUCH_LIFT`). Kept are the words whose saying holds the read back
+(`said`), those whose absence does (`unsaid`) and those that vouch for it (`vouch`).
+
+Served (`serve/intent.py`), the reach of t at s is r(t | h) times the lowest lift among the
+`said` words said and the `unsaid` words not said, unless a `vouch` word was said: the words only
+ever hold a read back, since raising one outranks the reads the tool state is sure of and spends
+the budget of a call on it. A proxy, which sees no user words, serves the reach as counted.
 """
 
 from __future__ import annotations
@@ -37,7 +41,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from stretto_core.learn.bindings.model import site_name
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
-from stretto_core.sessions.user_text import find_word
 
 MIN_SESSIONS = 10.0
 """A word enters the table only when the users of at least this many sessions said it."""
