@@ -55,6 +55,10 @@ BAD_FLOWS: dict[str, tuple[Edit, str]] = {
     "an unknown action": (lambda d: d["counts"]["groups"][0]["habit"][0][1].append(["zzz_unknown", 3]),
                           "vocab: does not match"),
     "ρ above 1": (_rho_above_one, "is outside [0, 1]"),
+    "an intent rule edited": (_set("intent_table", {"rules": {"get_order_details": {"get_product_details": {
+        "said": {"return": 0.01}}}}}), "intent_table: does not match"),
+    "a negative intent count": (_set("intent", "decisions", {"get_order_details": -2.0}),
+                                "intent.decisions.get_order_details: -2.0"),
     "a NaN threshold": (_set("thresholds", {"get_user_details": float("nan")}), "NaN"),
     "a negative threshold": (_set("thresholds", {"get_user_details": -0.5}), "thresholds.get_user_details: -0.5"),
     "stretto_flow true": (_set("stretto_flow", True), "stretto_flow True is not version 1"),

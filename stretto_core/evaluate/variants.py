@@ -3,13 +3,15 @@
 The note has to say what each part of §2.4 is worth, so each variant here removes one part of a
 learned flow and keeps the rest:
 
-    full        the flow as learned: α and the reach's α at their posterior medians, ρ per mention class
+    full        the flow as learned: α and the reach's α at their posterior medians, ρ per mention
+                class, the reach held back by the user's words (`learn/intent.py`)
     alpha1      α = 1 for the habit and the reach instead of their posterior medians (the back-off's
                 concentrations not learned)
     no_classes  every pick scored by its argument's pooled rate ρ̄ = (K + 1) / (N + 2) over the
                 lookup's own order (`ArgTable.support`), ignoring the mention classes
                 (mentioned, named_other, described_read) and the per-site ρ
-    simple      alpha1 and no_classes together, no result features: the simpler speculator
+    simple      alpha1 and no_classes together, no result features, no intent: the simpler speculator
+    no_intent   the reach as counted over the tool state, whatever the user said
     features    learned with result features (`learn(..., features=True)`)
     newest      no look-back: a source draws on the newest result holding its tool only (the
                 paper's rule), learned and served so (`BindingOptions(look_back=1)`)
@@ -45,6 +47,7 @@ class Variant:
     features: bool = False
     lookback: bool = True
     align: bool = True
+    intent: bool = True
     policy: str = "use"
 
 
@@ -52,7 +55,9 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("full", "full (use before write)"),
     Variant("alpha1", "α = 1", alpha_one=True),
     Variant("no_classes", "no mention classes", pooled_rho=True),
-    Variant("simple", "simple (α = 1, no classes, no features)", alpha_one=True, pooled_rho=True),
+    Variant("simple", "simple (α = 1, no classes, no features, no intent)", alpha_one=True, pooled_rho=True,
+            intent=False),
+    Variant("no_intent", "no intent (reach whatever the user said)", intent=False),
     Variant("features", "with result features", features=True),
     Variant("newest", "no look-back (newest result only)", lookback=False),
     Variant("no_align", "no record alignment (serving)", align=False),
@@ -126,7 +131,7 @@ def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
 
 def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
-    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v))
+    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent)
     return PooledRho(runtime) if v.pooled_rho else runtime
 
 

@@ -3,7 +3,8 @@
 A flow file is text anyone can edit, and what it says decides which tools get called, so it is
 trusted no further than its counts. Every count, weight and threshold must be a finite number,
 counts and weights at least 0; every context has the flow's order and is made of step symbols;
-each α is a positive number; and the derived parts (`vocab`, `alpha`, `reach_alpha`, `table`, `pinned`) are derived
+each α is a positive number; and the derived parts (`vocab`, `alpha`, `reach_alpha`, `table`,
+`intent_table`, `pinned`) are derived
 again from the counts and must equal what the file stores. A file that fails says which field
 and why (`file: field: problem`), never a traceback. Which tools are reads is still not the
 file's to say: serving also needs an independent authority (`serve/engine.py`).
@@ -17,10 +18,10 @@ from typing import Any, Iterator
 from stretto_core.learn.counts import START
 from stretto_core.learn.steps import OUTCOMES
 
-DERIVED = ("vocab", "alpha", "reach_alpha", "table", "pinned")
+DERIVED = ("vocab", "alpha", "reach_alpha", "table", "intent_table", "pinned")
 """The parts of a flow that are functions of its counts."""
 
-COUNTED = ("provenance", "counts", "bindings", "contracts")
+COUNTED = ("provenance", "counts", "bindings", "contracts", "intent")
 """The parts of a flow whose every number is a count or a weight: finite and at least 0."""
 
 MAX_ORDER = 8

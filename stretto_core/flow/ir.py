@@ -25,6 +25,7 @@ from stretto_core.learn.reach_alpha import reach_alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingCounts, BindingOptions, BindingTable
 from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabulary
+from stretto_core.learn.intent import IntentCounts, IntentTable, count_session as count_intent, derive_table
 from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.flow import checks
 from stretto_core.learn.result_fields import FeatureMap
@@ -109,10 +110,14 @@ class Flow(_Model):
     counts: CountsModel
     bindings: BindingCounts = Field(default_factory=BindingCounts)
     contracts: ContractCounts = Field(default_factory=ContractCounts)
+    intent: IntentCounts = Field(default_factory=IntentCounts)
+    """The reach given the user's words, counted (`learn/intent.py`); a file without it has none."""
     alpha: AlphaPosterior | None = None
     reach_alpha: AlphaPosterior | None = None
     """The reach's own concentration (`learn/reach_alpha.py`); derived like `alpha`."""
     table: BindingTable | None = None
+    intent_table: IntentTable | None = None
+    """Derived from `intent`: the lift of a read's reach at a site given a word the user said."""
     pinned: dict[str, InputContract] = Field(default_factory=dict)
     thresholds: dict[str, float] = Field(default_factory=dict)
 
@@ -126,6 +131,7 @@ class Flow(_Model):
         self.alpha = alpha_posterior(counts, len(self.vocab))
         self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
         self.table = compile_table(self.bindings)
+        self.intent_table = derive_table(self.intent)
         self.pinned = _pin_contracts(self.manifest, self.contracts)
         return self
 
@@ -137,7 +143,7 @@ class Flow(_Model):
 
     def derived(self) -> "Flow":
         """This flow with its derived parts present (derived from the counts when missing)."""
-        if self.alpha is None or self.reach_alpha is None or self.table is None:
+        if self.alpha is None or self.reach_alpha is None or self.table is None or self.intent_table is None:
             self.derive()
         return self
 
@@ -202,6 +208,7 @@ class SessionCounter:
         self.counts = Counts()
         self.bindings = BindingCounts(constants=constants)
         self.contracts = ContractCounts()
+        self.intent = IntentCounts()
         self.sessions = 0
         self.agents: set[str] = set()
         self.harnesses: set[str] = set()
@@ -214,6 +221,7 @@ class SessionCounter:
         add_session(self.bindings, s, self.manifest, self.weight, self.constants, self.binding_options)
         for call in s.agent_calls():
             self.contracts.add_call(call.tool, call.arguments, self.weight)
+        count_intent(self.intent, s, self.manifest, self.weight)
         self.sessions += 1
         self.agents.add(s.header.agent_model or "unknown")
         self.harnesses.add(s.header.harness)
@@ -224,7 +232,8 @@ class SessionCounter:
         source = FlowSource(role=self.role, sessions=self.sessions, weight=self.weight,
                             agents=sorted(self.agents), harnesses=sorted(self.harnesses), apps=sorted(self.apps))
         return Flow(provenance=Provenance(sources=[source]), manifest=self.manifest, features=self.features,
-                    counts=self.counts.to_model(), bindings=self.bindings, contracts=self.contracts)
+                    counts=self.counts.to_model(), bindings=self.bindings, contracts=self.contracts,
+                    intent=self.intent)
 
 
 def count_sessions(sessions: Iterable[Session], manifest: ToolManifest, *, weight: float = 1.0,
@@ -285,7 +294,7 @@ def _add(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
     thresholds = {**b.thresholds, **a.thresholds}
     return Flow(provenance=Provenance(sources=sources), manifest=a.manifest.union(b.manifest),
                 features=a.features, counts=counts.to_model(), bindings=a.bindings.merged(b.bindings, weight),
-                contracts=contracts, thresholds=thresholds)
+                contracts=contracts, intent=a.intent.merged(b.intent, weight), thresholds=thresholds)
 
 
 def _merge_sources(sources: list[FlowSource]) -> list[FlowSource]:

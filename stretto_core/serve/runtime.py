@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stretto_core.serve.bind import bind
+from stretto_core.serve.intent import IntentLifts
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
 from stretto_core.flow.ir import Flow
 from stretto_core.sessions.focus import Focus
@@ -21,7 +22,7 @@ class FlowRuntime:
     """Implements `speculator.FlowModel` over a learned `Flow`."""
 
     def __init__(self, flow: Flow, alpha: float | None = None,
-                 binding_options: BindingOptions = DEFAULT_OPTIONS) -> None:
+                 binding_options: BindingOptions = DEFAULT_OPTIONS, intent: bool = True) -> None:
         flow.derived()
         assert flow.alpha is not None and flow.table is not None
         self.flow = flow
@@ -39,6 +40,8 @@ class FlowRuntime:
         """The user's words are a source when the flow was learned with them (the engine's state adds them)."""
         self.focus = table_focus(self.table)
         """The paths of each tool's results a binding reads: what a served session indexes."""
+        self.intent = IntentLifts(flow.intent_table) if intent and flow.intent_table is not None else None
+        """The reach's lift given the user's words (`learn/intent.py`); None: the reach as counted."""
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""
@@ -46,6 +49,11 @@ class FlowRuntime:
 
     def reach(self, history: Sequence[str], tool: str) -> float:
         return self.model.reach(history, tool)
+
+    def reach_given(self, history: Sequence[str], tool: str, state: ToolState, site: str) -> float:
+        """The reach of `tool`, lifted by what the user said so far (when the flow counted it)."""
+        r = self.model.reach(history, tool)
+        return r if self.intent is None else self.intent.lifted(r, tool, state, site)
 
     def next_step(self, history: Sequence[str]) -> dict[str, float]:
         return self.model.habit(history)

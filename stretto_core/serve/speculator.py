@@ -193,7 +193,7 @@ def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[st
         for tool in model.read_tools():
             if not guard.permits(tool):
                 continue
-            r = model.reach(history, tool)
+            r = reach_of(model, history, tool, state, site)
             if r < floor:
                 continue
             b = model.bind(tool, state, site)
@@ -212,6 +212,12 @@ def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[st
                     out.append(Weighed(tool, b.arguments, p * b.rho, p, b.rho, list(b.sources)))
     out.sort(key=lambda w: (-w.score, w.tool))
     return out
+
+
+def reach_of(model: FlowModel, history: Sequence[str], tool: str, state: ToolState, site: str) -> float:
+    """r(t | h), given what the user said when the model knows how (`FlowRuntime.reach_given`)."""
+    given = getattr(model, "reach_given", None)
+    return model.reach(history, tool) if given is None else given(history, tool, state, site)
 
 
 def _neg(name: str) -> tuple[int, ...]:
@@ -265,5 +271,6 @@ def weigh_all(model: FlowModel, guard: Guard, state: ToolState, history: Sequenc
         b = model.bind(tool, state, site)
         if b is None:
             continue
-        out.append(Candidate(tool, b.arguments, model.reach(history, tool), probs.get(tool, 0.0), b.rho))
+        out.append(Candidate(tool, b.arguments, reach_of(model, history, tool, state, site), probs.get(tool, 0.0),
+                             b.rho))
     return out

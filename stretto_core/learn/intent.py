@@ -1,0 +1,241 @@
+"""What the customer wants, by counting: the reach of a read given a word the user said.
+
+The reach r(t | h) counts the tool state only, and at some sites the tool state cannot tell
+whether a read will be used: after an order, τ² retail's agents look up its products when the
+customer wants an exchange or a changed item (used about eight times in ten), and not when the
+customer wants a return, a cancellation or a new address (about two in ten); the counts over
+steps see one rate, about one in two, and the lookups made there are half of retail's detours.
+The user's words tell the two apart, and a count over them is as cheap as the reach's own.
+
+Counted per site s (the tool whose result the speculator decides after, `site_name`) and read
+tool t, over every result of the agent's own calls in training:
+
+    n(s)          decisions at s                     m(s, t)     of which t was called before the next write
+    n(s, w)       of those, with w said so far       m(s, t, w)  of which t was called before the next write
+
+where w is a word the user wrote in lower case (letters only, 3–20 of them: no name, no number,
+no id or email is ever counted). Derived (`derive_table`), for each (s, t) and each word said in
+at least `MIN_SESSIONS` sessions, the use rate given the word shrunk to the site's rate p(s, t) =
+m(s, t) / n(s) with a prior of `PRIOR_DECISIONS` decisions, and its lift over that rate,
+
+    L(s, t, w) = ((m(s, t, w) + A p) / (n(s, w) + A)) / p,
+
+kept when it is `MIN_Z` binomial deviations from p (the deviation widened by the square root of
+the site's decisions per task) and moves the rate by `MIN_LIFT` either way; a word vouches for
+the read on less (`VOUCH_Z`, `VOUCH_LIFT`). Kept are the words whose saying holds the read back
+(`said`), those whose absence does (`unsaid`) and those that vouch for it (`vouch`).
+
+Served (`serve/intent.py`), the reach of t at s is r(t | h) times the lowest lift among the
+`said` words said and the `unsaid` words not said, unless a `vouch` word was said: the words only
+ever hold a read back, since raising one outranks the reads the tool state is sure of and spends
+the budget of a call on it. A proxy, which sees no user words, serves the reach as counted.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Iterator
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stretto_core.learn.bindings.model import site_name
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+
+MIN_SESSIONS = 10.0
+"""A word enters the table only when the users of at least this many sessions said it."""
+
+PRIOR_DECISIONS = 10.0
+"""The site's rate weighs this many decisions in a word's shrunk rate."""
+
+MIN_LIFT = 1.5
+"""A word is kept when its shrunk rate is at least this factor above or below the site's."""
+
+MIN_Z = 3.0
+"""…and when its decisions' uses are at least this many binomial deviations from what the site's
+rate expects (a site tests a thousand words), the deviation widened by the square root of the
+site's decisions per task (they are not independent: a design effect; AgentDojo's twenty agents
+ran the same requests)."""
+
+VOUCH_Z, VOUCH_LIFT = 2.0, 1.4
+"""A word that vouches for a read needs less: it can only keep a read as counted."""
+
+EDGES = "\"'.,;:!?()[]{}<>*`"
+"""Punctuation stripped from the ends of a whitespace-separated token before it is judged."""
+MIN_LETTERS, MAX_LETTERS = 3, 20
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class IntentCounts(_Model):
+    """The counts of the module docstring; every number a (weighted) count, added when flows merge."""
+
+    decisions: dict[str, float] = Field(default_factory=dict)
+    """n(s): site -> decisions at it."""
+    used: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """m(s, t): site -> read tool -> decisions after which the agent called it before its next write."""
+    said: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """n(s, w): site -> word -> decisions at which the user had said the word."""
+    said_used: dict[str, dict[str, dict[str, float]]] = Field(default_factory=dict)
+    """m(s, t, w): site -> read tool -> word -> decisions with the word said and the tool called."""
+    sessions: dict[str, float] = Field(default_factory=dict)
+    """word -> sessions whose user said it."""
+    site_tasks: dict[str, list[str]] = Field(default_factory=dict)
+    """site -> the tasks (a session without one: its id) with a decision at it, sorted: a task's
+    decisions are not independent, however many agents ran it."""
+
+    def merged(self, other: "IntentCounts", weight: float = 1.0) -> "IntentCounts":
+        out = self.model_copy(deep=True)
+        _add_flat(out.decisions, other.decisions, weight)
+        _add_flat(out.sessions, other.sessions, weight)
+        for site, tasks in other.site_tasks.items():
+            out.site_tasks[site] = sorted(set(out.site_tasks.get(site, [])) | set(tasks))
+        for site, row in other.used.items():
+            _add_flat(out.used.setdefault(site, {}), row, weight)
+        for site, row in other.said.items():
+            _add_flat(out.said.setdefault(site, {}), row, weight)
+        for site, tools in other.said_used.items():
+            mine = out.said_used.setdefault(site, {})
+            for tool, row in tools.items():
+                _add_flat(mine.setdefault(tool, {}), row, weight)
+        return out
+
+
+def _add_flat(into: dict[str, float], other: dict[str, float], weight: float) -> None:
+    for key, value in other.items():
+        into[key] = into.get(key, 0.0) + weight * value
+
+
+class IntentRule(_Model):
+    """Derived, for one (site, read tool): the words that hold its reach back, and those that vouch for it."""
+
+    vouch: list[str] = Field(default_factory=list)
+    """Words whose saying raises the rate by `MIN_LIFT` or more: said, the reach is served as counted."""
+    said: dict[str, float] = Field(default_factory=dict)
+    """word -> lift below 1 when the user said it."""
+    unsaid: dict[str, float] = Field(default_factory=dict)
+    """word -> lift below 1 while the user has not said it."""
+
+
+class IntentTable(_Model):
+    """Derived: site -> read tool -> `IntentRule` (only the pairs with a word kept)."""
+
+    rules: dict[str, dict[str, IntentRule]] = Field(default_factory=dict)
+
+
+def said_words(text: str) -> set[str]:
+    """The words of a message that may be counted: tokens written in lower case, letters only, 3–20
+    long (an email, an id, a number or a capitalized name is never one, nor any part of it)."""
+    out = set()
+    for token in text.split():
+        word = token.strip(EDGES)
+        if MIN_LETTERS <= len(word) <= MAX_LETTERS and word.isalpha() and word.islower():
+            out.add(word)
+    return out
+
+
+def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str, frozenset[str], set[str]]]:
+    """(site, words said so far, reads the agent called before its next write) per agent result."""
+    user_calls: set[str] = set()
+    words: set[str] = set()
+    timeline: list[tuple[str, str] | tuple[str, str, frozenset[str]]] = []
+    for event in session.events:
+        if isinstance(event, UserMessage):
+            words |= said_words(event.text)
+            user_calls.update(c.call_id for c in event.calls)
+        elif isinstance(event, LLMTurn):
+            timeline.extend(("call", c.tool) for c in event.calls)
+        elif isinstance(event, ToolResult) and event.call_id not in user_calls:
+            timeline.append(("result", site_name(event.tool, event.error), frozenset(words)))
+    later: set[str] = set()
+    out = []
+    for item in reversed(timeline):  # backwards: the reads before the next write build up
+        if item[0] == "call":
+            tool = item[1]
+            if manifest.ends_reach(tool):
+                later = set()
+            elif manifest.is_read(tool):
+                later.add(tool)
+        else:
+            out.append((item[1], item[2], set(later)))  # type: ignore[misc]
+    return reversed(out)
+
+
+def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest, weight: float = 1.0) -> None:
+    """Add one session's decisions to `counts`."""
+    seen: set[str] = set()
+    sites: set[str] = set()
+    for site, words, reads in decisions_of(session, manifest):
+        seen |= words
+        sites.add(site)
+        counts.decisions[site] = counts.decisions.get(site, 0.0) + weight
+        used = counts.used.setdefault(site, {})
+        said = counts.said.setdefault(site, {})
+        for tool in reads:
+            used[tool] = used.get(tool, 0.0) + weight
+        for word in words:
+            said[word] = said.get(word, 0.0) + weight
+        if words and reads:
+            said_used = counts.said_used.setdefault(site, {})
+            for tool in reads:
+                row = said_used.setdefault(tool, {})
+                for word in words:
+                    row[word] = row.get(word, 0.0) + weight
+        if not said:
+            del counts.said[site]
+    for word in seen:
+        counts.sessions[word] = counts.sessions.get(word, 0.0) + weight
+    task = session.header.task_id or session.session_id
+    for site in sites:
+        tasks = counts.site_tasks.setdefault(site, [])
+        if task not in tasks:
+            tasks.append(task)
+            tasks.sort()
+
+
+def derive_table(counts: IntentCounts) -> IntentTable:
+    """The rules kept (module docstring), lifts rounded so a file states them exactly."""
+    rules: dict[str, dict[str, IntentRule]] = {}
+    common = {w for w, n in counts.sessions.items() if n >= MIN_SESSIONS}
+    for site, n in sorted(counts.decisions.items()):
+        said = counts.said.get(site, {})
+        spread = math.sqrt(max(1.0, n / max(1, len(counts.site_tasks.get(site, ())))))  # decisions per task
+        for tool, m in sorted(counts.used.get(site, {}).items()):
+            p = m / n if n > 0 else 0.0
+            if not 0.0 < p < 1.0:
+                continue
+            hits = counts.said_used.get(site, {}).get(tool, {})
+            rule = IntentRule()
+            for word in sorted(common & said.keys()):
+                k, n_w = hits.get(word, 0.0), said[word]
+                vouches = _telling_lift(k, n_w, p, VOUCH_Z * spread)
+                present = _telling_lift(k, n_w, p, MIN_Z * spread)
+                if vouches is not None and vouches >= VOUCH_LIFT:
+                    rule.vouch.append(word)
+                elif present is not None and present <= 1.0 / MIN_LIFT:
+                    rule.said[word] = present
+                absent = _telling_lift(m - k, n - n_w, p, MIN_Z * spread)
+                if absent is not None and absent <= 1.0 / MIN_LIFT:
+                    rule.unsaid[word] = absent
+            if rule.said or rule.unsaid:
+                rules.setdefault(site, {})[tool] = rule
+    return IntentTable(rules=rules)
+
+
+def _telling_lift(k: float, n: float, p: float, z: float) -> float | None:
+    """The lift of k uses in n decisions over the rate p, shrunk with `PRIOR_DECISIONS`, when it is
+    `z` binomial deviations from p; None otherwise."""
+    if n <= 0:
+        return None
+    if abs(k - n * p) < z * math.sqrt(n * p * (1.0 - p)):
+        return None
+    return round((k + PRIOR_DECISIONS * p) / (n + PRIOR_DECISIONS) / p, 6)
+
+
+def count_sessions(sessions: Iterable[Session], manifest: ToolManifest, weight: float = 1.0) -> IntentCounts:
+    counts = IntentCounts()
+    for s in sessions:
+        count_session(counts, s, manifest, weight)
+    return counts

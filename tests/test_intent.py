@@ -1,0 +1,113 @@
+"""The reach held back by the user's words: counted from sessions, derived, served, and private."""
+
+from __future__ import annotations
+
+from bindings_sessions import SHOP, Script, user_record
+from shared_data import full_data
+
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+from stretto_core.evaluate.scripted.episodes import load_episodes
+from stretto_core.flow.ir import learn, merge
+from stretto_core.learn.intent import IntentCounts, count_sessions, derive_table, said_words
+from stretto_core.serve.intent import IntentLifts, rule_lift
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.sessions.model import UserMessage
+from stretto_core.sessions.state import ToolState
+
+ORDER = {"order_id": "#W1", "status": "delivered", "items": [{"item_id": "i1", "product_id": "p1"}]}
+
+
+def _session(n: int, wants: str):
+    """A customer who wants an exchange (the agent reads the product) or a return (it does not)."""
+    words = {"exchange": "i would like to exchange my lamp for another color",
+             "return": "i would like to return my lamp please"}[wants]
+    script = (Script(f"{wants}-{n}").user(f"hi, {words}")
+              .call("get_user_details", {"user_id": "u1"}, user_record("u1", ["#W1"]))
+              .call("get_order_details", {"order_id": "#W1"}, ORDER))
+    if wants == "exchange":
+        script.call("get_product_details", {"product_id": "p1"}, {"product_id": "p1", "variants": {}})
+    return script.call("cancel_pending_order", {"order_id": "#W1"}, {"ok": True}).reply()
+
+
+def _sessions(count: int = 40):
+    return [_session(i, "exchange" if i % 2 else "return") for i in range(count)]
+
+
+def _state(words: str | None) -> ToolState:
+    state = ToolState(SHOP)
+    if words is not None:
+        state.observe_user_message(UserMessage(text=words))
+    return state
+
+
+def test_a_read_the_words_say_will_not_be_used_is_held_back_and_one_they_vouch_for_is_not():
+    table = derive_table(count_sessions([s.session() for s in _sessions()], SHOP))
+    rule = table.rules["get_order_details"]["get_product_details"]
+    assert "exchange" in rule.vouch
+    assert rule.said.get("return", 1.0) < 0.7 or rule.unsaid.get("exchange", 1.0) < 0.7
+    lifts = IntentLifts(table)
+    assert lifts.lift("get_product_details", _state("i want to return it"), "get_order_details") < 0.7
+    assert lifts.lift("get_product_details", _state("i want to exchange it"), "get_order_details") == 1.0
+
+
+def test_with_no_user_words_seen_the_reach_is_served_as_counted():
+    """A proxy sees no user words: the lift is 1 and the runtime's reach is the counts' own."""
+    flow = learn([s.session() for s in _sessions()], SHOP)
+    runtime = FlowRuntime(flow)
+    history = ["get_order_details/ok/0", "get_order_details/ok/0"]
+    counted = runtime.model.reach(history, "get_product_details")
+    assert runtime.reach_given(history, "get_product_details", _state(None), "get_order_details") == counted
+    held = runtime.reach_given(history, "get_product_details", _state("return it please"), "get_order_details")
+    assert held < counted
+    assert FlowRuntime(flow, intent=False).reach_given(history, "get_product_details", _state("return it please"),
+                                                     "get_order_details") == counted
+
+
+def test_too_few_sessions_keep_no_word():
+    table = derive_table(count_sessions([s.session() for s in _sessions(6)], SHOP))
+    assert table.rules == {}
+
+
+def test_only_words_written_in_lower_case_are_counted_never_names_numbers_or_emails():
+    assert said_words("Hi, I'm Yusuf Rossi at yusuf@example.com, zip 85034, order #W2378156 please") == {"zip", "order", "please"}
+
+
+def test_counts_of_two_halves_add_up_to_the_counts_at_once():
+    sessions = [s.session() for s in _sessions()]
+    at_once = count_sessions(sessions, SHOP)
+    halves = count_sessions(sessions[:15], SHOP).merged(count_sessions(sessions[15:], SHOP))
+    assert halves == at_once
+    merged = merge(learn(sessions[:15], SHOP), learn(sessions[15:], SHOP))
+    assert merged.intent_table == learn(sessions, SHOP).intent_table
+
+
+def test_a_rule_vouched_for_is_never_held_back_whatever_else_was_said():
+    from stretto_core.learn.intent import IntentRule
+
+    rule = IntentRule(vouch=["exchange"], said={"return": 0.4}, unsaid={"price": 0.6})
+    assert rule_lift(rule, "return one, exchange the other") == 1.0
+    assert rule_lift(rule, "return it") == 0.4
+    assert rule_lift(rule, "what is the status") == 0.6
+    assert rule_lift(rule, "the price, then return it") == 0.4
+
+
+def test_an_empty_count_derives_an_empty_table():
+    assert derive_table(IntentCounts()).rules == {}
+
+
+@full_data
+def test_retails_flow_holds_product_lookups_back_for_a_return_and_a_proxy_replays_it_as_counted():
+    """Learned from the train split, the rule removes detours in the agent's view and no saved
+    turn; in a proxy's view, which sees no user words, the replay is the one without the rule."""
+    flow = learn(load_episodes("tau2/retail", split="train", full=True))
+    assert "return" in flow.intent_table.rules["get_order_details"]["get_product_details"].said
+    test = load_episodes("tau2/retail", split="test", full=True)
+
+    def replay(intent: bool, view: str):
+        return replay_sessions(FlowRuntime(flow, intent=intent), test, ReplayOptions(view=view, processes=1))
+
+    words, counted = replay(True, "agent"), replay(False, "agent")
+    assert words.detours < counted.detours and words.turns_saved == counted.turns_saved
+    proxy_words, proxy_counted = replay(True, "proxy"), replay(False, "proxy")
+    assert proxy_words.lookups > 0
+    assert [r.model_dump() for r in proxy_words.lookup_rows] == [r.model_dump() for r in proxy_counted.lookup_rows]
