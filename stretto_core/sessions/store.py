@@ -8,7 +8,6 @@ in a report. The live recorder (append-only, crash-safe, several processes) is `
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from stretto_core.paths import stretto_home
 from stretto_core.sessions.order import EventOrder, SeenIds
 from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
+from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.model import (READABLE_SESSION_VERSIONS, SESSION_FORMAT_VERSION, Event, Session,
                                         SessionHeader, parse_event)
 from stretto_core.sessions.recorder import SessionRecorder
@@ -110,12 +110,12 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
     if header is None:
         raise InputError(str(p), "empty file: no session header")
     report.warnings.extend(order.finish())
-    return Session(header=header, events=events)
+    return Session.model_construct(header=header, events=events)  # both validated as they were read
 
 
 def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
     try:
-        data = json.loads(line)
+        data = loads(line)
     except ValueError as exc:
         if "\ufffd" in line or "\x00" in line:
             raise InputError(str(path), "not UTF-8 text (a binary file, or another encoding such as "
@@ -139,7 +139,7 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
 
 def _parse_event_line(line: str, lineno: int, report: ReadReport) -> Event | None:
     try:
-        data = json.loads(line)
+        data = loads(line)
     except ValueError as exc:
         report.skipped.append((lineno, f"not JSON ({exc.msg}); a torn or partial line"))
         return None

@@ -20,7 +20,6 @@ can be told apart from values of another (`ValueIndex.records`, `ValueIndex.path
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any, Iterator
 
 import yaml
 
+from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.limits import MAX_DEPTH
 
 MAX_TEXT_LINES = 400
@@ -58,7 +58,7 @@ def parse_result(text: str, parsed: Any = None) -> Any:
     head = stripped[0]
     if head in "[{\"" or head.isdigit() or head == "-" or stripped in ("true", "false", "null"):
         try:
-            return json.loads(stripped)
+            return loads(stripped)
         except (ValueError, RecursionError):
             pass
     if head in "[{('\"" or head.isdigit():
