@@ -21,6 +21,7 @@ from stretto_core.errors import InputError, snippet
 from stretto_core.paths import stretto_home
 from stretto_core.sessions.order import EventOrder, SeenIds
 from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
+from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
 from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.model import (READABLE_SESSION_VERSIONS, SESSION_FORMAT_VERSION, Event, Session,
@@ -114,6 +115,7 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
 
 
 def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
+    global _last_manifest
     try:
         data = loads(line)
     except ValueError as exc:
@@ -131,10 +133,22 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
         raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version {known}", lineno)
     if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
         raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
+    raw = data.get("manifest")
+    last = _last_manifest
+    if last is not None and type(raw) is dict and last[0] == raw:
+        data = {**data, "manifest": last[1]}  # the manifest just read: its model, not validated again
     try:
-        return SessionHeader.model_validate(data)
+        header = SessionHeader.model_validate(data)
     except ValidationError as exc:
         raise InputError(str(path), f"invalid session header: {_first_error(exc)}", lineno) from exc
+    if type(raw) is dict and header.manifest is not None:
+        _last_manifest = (raw, header.manifest)
+    return header
+
+
+_last_manifest: tuple[dict, ToolManifest] | None = None
+"""The manifest of the header read last, as read and as validated: the sessions of one app carry
+the same manifest, validated once for a run of them, not once per file (models are never changed)."""
 
 
 def _parse_event_line(line: str, lineno: int, report: ReadReport) -> Event | None:
