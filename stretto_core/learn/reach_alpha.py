@@ -53,6 +53,8 @@ def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
     out = np.zeros(alphas.shape[1])
     if not actions:
         return out
+    # Rows of the same (n, m, mean) have the same terms: each is computed once, and the terms of
+    # every row are summed in the order of the rows, so the sum is the same float.
     prev_index: dict[tuple[tuple[str, ...], str], int] = {}
     prev_pred: np.ndarray | None = None
     for j in range(counts.order + 1):
@@ -63,15 +65,22 @@ def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
         n_rows: list[float] = []
         m_rows: list[float] = []
         parents: list[int] = []
+        distinct: dict[tuple[float, float, int], int] = {}
+        rows: list[int] = []
         index: dict[tuple[tuple[str, ...], str], int] = {}
         for ctx in sorted(habit):
             total = habit[ctx][0]
             row = reach.get(ctx, {})
             for action in actions:
-                index[(ctx, action)] = len(n_rows)
-                n_rows.append(total)
-                m_rows.append(min(row.get(action, 0.0), total))
-                parents.append(prev_index.get((ctx[1:], action), -1))
+                m_seen = min(row.get(action, 0.0), total)
+                parent = prev_index.get((ctx[1:], action), -1)
+                same = distinct.setdefault((total, m_seen, parent), len(n_rows))
+                if same == len(n_rows):
+                    n_rows.append(total)
+                    m_rows.append(m_seen)
+                    parents.append(parent)
+                index[(ctx, action)] = same
+                rows.append(same)
         n = np.asarray(n_rows)[:, None]
         m = np.asarray(m_rows)[:, None]
         mean = np.full((len(n_rows), alphas.shape[1]), 1.0 / vocab_size)
@@ -80,8 +89,9 @@ def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
             mean[known] = prev_pred[np.asarray(parents)[known]]
         mean = np.clip(mean, EDGE, 1.0 - EDGE)
         a, b = alphas * mean, alphas * (1.0 - mean)
-        out += (gammaln(alphas) - gammaln(n + alphas) + gammaln(m + a) - gammaln(a)
-                + gammaln(n - m + b) - gammaln(b)).sum(axis=0)
+        terms = (gammaln(alphas) - gammaln(n + alphas) + gammaln(m + a) - gammaln(a)
+                 + gammaln(n - m + b) - gammaln(b))
+        out += terms[np.asarray(rows, dtype=np.intp)].sum(axis=0)
         prev_pred = (m + a) / (n + alphas)
         prev_index = index
     return out

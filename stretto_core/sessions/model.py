@@ -9,12 +9,12 @@ and nothing else, so a new harness only needs a converter into them.
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import datetime
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.limits import deeper_than, may_nest
 from stretto_core.sessions.manifest import ToolManifest
 
@@ -195,7 +195,7 @@ def parse_json_content(text: str) -> Any:
     if not stripped or stripped[0] not in '[{"' and not _looks_like_json_scalar(stripped):
         return None
     try:
-        value = json.loads(stripped)
+        value = loads(stripped)
     except (ValueError, RecursionError):
         return None
     if may_nest(stripped) and deeper_than(value):

@@ -93,7 +93,7 @@ def session_at(location: str, report: ReadReport | None = None) -> Session:
         raise InputError(location, f"cannot read: {exc}") from exc
     if header is None:
         raise InputError(location, "empty file: no session header")
-    return Session(header=header, events=events)
+    return Session.model_construct(header=header, events=events)  # both validated as they were read
 
 
 def read_into(report: LoadReport, location: str) -> Session | None:

@@ -453,8 +453,13 @@ def _shared_focused(focus: Focus, tool: str, content: str, parsed: Any) -> Value
 
 def clear_index_caches() -> None:
     """Forget the indexes shared between states (benchmarks measure memory without them)."""
-    _indexes.clear()
+    clear_result_indexes()
     _focused.clear()
+
+
+def clear_result_indexes() -> None:
+    """Forget the indexes full states (learning's, replay's) shared; served states' stay."""
+    _indexes.clear()
 
 
 def _shared_index(content: str, parsed: Any) -> ValueIndex:

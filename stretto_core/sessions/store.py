@@ -8,7 +8,6 @@ in a report. The live recorder (append-only, crash-safe, several processes) is `
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from dataclasses import dataclass, field
@@ -22,7 +21,9 @@ from stretto_core.errors import InputError, snippet
 from stretto_core.paths import stretto_home
 from stretto_core.sessions.order import EventOrder, SeenIds
 from stretto_core.sessions.limits import MAX_LINE_DEPTH, deeper_than, may_nest
+from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.files import SESSION_SUFFIX, encode_line, session_filename
+from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.model import (READABLE_SESSION_VERSIONS, SESSION_FORMAT_VERSION, Event, Session,
                                         SessionHeader, parse_event)
 from stretto_core.sessions.recorder import SessionRecorder
@@ -110,12 +111,13 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
     if header is None:
         raise InputError(str(p), "empty file: no session header")
     report.warnings.extend(order.finish())
-    return Session(header=header, events=events)
+    return Session.model_construct(header=header, events=events)  # both validated as they were read
 
 
 def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
+    global _last_manifest
     try:
-        data = json.loads(line)
+        data = loads(line)
     except ValueError as exc:
         if "\ufffd" in line or "\x00" in line:
             raise InputError(str(path), "not UTF-8 text (a binary file, or another encoding such as "
@@ -131,15 +133,27 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
         raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version {known}", lineno)
     if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
         raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
+    raw = data.get("manifest")
+    last = _last_manifest
+    if last is not None and type(raw) is dict and last[0] == raw:
+        data = {**data, "manifest": last[1]}  # the manifest just read: its model, not validated again
     try:
-        return SessionHeader.model_validate(data)
+        header = SessionHeader.model_validate(data)
     except ValidationError as exc:
         raise InputError(str(path), f"invalid session header: {_first_error(exc)}", lineno) from exc
+    if type(raw) is dict and header.manifest is not None:
+        _last_manifest = (raw, header.manifest)
+    return header
+
+
+_last_manifest: tuple[dict, ToolManifest] | None = None
+"""The manifest of the header read last, as read and as validated: the sessions of one app carry
+the same manifest, validated once for a run of them, not once per file (models are never changed)."""
 
 
 def _parse_event_line(line: str, lineno: int, report: ReadReport) -> Event | None:
     try:
-        data = json.loads(line)
+        data = loads(line)
     except ValueError as exc:
         report.skipped.append((lineno, f"not JSON ({exc.msg}); a torn or partial line"))
         return None

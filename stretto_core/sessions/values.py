@@ -20,14 +20,14 @@ can be told apart from values of another (`ValueIndex.records`, `ValueIndex.path
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import yaml
 
+from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.limits import MAX_DEPTH
 
 MAX_TEXT_LINES = 400
@@ -58,7 +58,7 @@ def parse_result(text: str, parsed: Any = None) -> Any:
     head = stripped[0]
     if head in "[{\"" or head.isdigit() or head == "-" or stripped in ("true", "false", "null"):
         try:
-            return json.loads(stripped)
+            return loads(stripped)
         except (ValueError, RecursionError):
             pass
     if head in "[{('\"" or head.isdigit():
@@ -259,25 +259,95 @@ by a dict (most paths hold one value: a dict per path would cost more than the r
 
 def index_result(text: str, parsed: Any = None) -> ValueIndex:
     """Index one result's values for lookups by value and by path."""
+    structure = parse_result(text, parsed)
+    if type(structure) is dict or type(structure) is list:
+        idx, add = _indexer()
+        try:
+            _walk_plain(structure, "$", (), 0, add, [0, 0])
+            return idx
+        except _Beyond:
+            pass
+    idx, add = _indexer()
+    for path, address, value in leaves_addressed(structure):
+        add(path, address, value)
+    return idx
+
+
+class _Beyond(Exception):
+    """A structure `_walk_plain` leaves to `leaves_addressed`: not plain JSON, or at a bound."""
+
+
+def _walk_plain(node: dict | list, path: str, address: tuple[int, ...], depth: int,
+                add: Callable[[str, tuple[int, ...], Any], None], seen: list[int]) -> None:
+    """`leaves_addressed` of dicts and lists (JSON's, YAML's), each leaf handed to `add` as it is
+    met, in the same order; `_Beyond` when the structure holds another kind of container, or
+    reaches a bound of the walk (`seen`: leaves, containers), where `leaves_addressed` would cut it."""
+    seen[1] += 1
+    if depth >= MAX_DEPTH or seen[1] >= MAX_CONTAINERS:
+        raise _Beyond
+    if type(node) is dict:
+        names = path + ".*~"
+        for key in node:
+            if type(key) is not str and (not isinstance(key, _SCALARS) or isinstance(key, bool)):
+                continue
+            add(names, address, key)
+        seen[0] += len(node)
+        for key, child in node.items():
+            kind = type(child)
+            if kind is str or kind is int or kind is float or kind is bool:
+                add(f"{path}.{key}", address, child)
+                seen[0] += 1
+            elif kind is dict or kind is list:
+                _walk_plain(child, f"{path}.{key}", address, depth + 1, add, seen)
+            elif child is not None:
+                add(f"{path}.{key}", address, _plain_leaf(child))
+                seen[0] += 1
+    else:
+        child_path = path + "[*]"
+        for i, child in enumerate(node):
+            kind = type(child)
+            if kind is str or kind is int or kind is float or kind is bool:
+                add(child_path, address + (i,), child)
+                seen[0] += 1
+            elif kind is dict or kind is list:
+                _walk_plain(child, child_path, address + (i,), depth + 1, add, seen)
+            elif child is not None:
+                add(child_path, address + (i,), _plain_leaf(child))
+                seen[0] += 1
+    if seen[0] >= MAX_LEAVES:
+        raise _Beyond
+
+
+def _plain_leaf(value: Any) -> Any:
+    """A value that is neither a container nor JSON's, as `_leaf` indexes it (a YAML date: its
+    text); `_Beyond` for a container of another kind (a tuple, a set) or a text result."""
+    if isinstance(value, (dict, _CONTAINERS, TextResult)):
+        raise _Beyond
+    return _leaf(value)
+
+
+def _indexer() -> tuple[ValueIndex, Callable[[str, tuple[int, ...], Any], None]]:
+    """An empty index, and the function that adds one (path, address, value) to it."""
     idx = ValueIndex()
     first_path, paths, records, by_path, keys = idx.first_path, idx.paths, idx.records, idx.by_path, idx.keys
     distinct_at: dict[str, dict[Any, None] | bool] = {}
     """Path -> its distinct values as a dict, once it holds `DEDUP_IN_LIST` (False when they
     cannot be hashed: compared in the list); equal values are one (1, 1.0 and True)."""
     paths_get, records_get = paths.get, records.get
-    for path, address, value in leaves_addressed(parse_result(text, parsed)):
+
+    def add(path: str, address: tuple[int, ...], value: Any) -> None:
         kind = type(value)
         if kind is str:
             key = value.strip()
             if not key:
-                continue
+                return
             key = key.casefold()
         elif kind is int:
             key = str(value)
         else:
             key = normalize(value)
             if key is None:
-                continue
+                return
         record = records_get(path)
         if record is None:
             records[path] = [(address, value)]
@@ -307,7 +377,8 @@ def index_result(text: str, parsed: Any = None) -> ValueIndex:
             first_path[key] = path
         elif path not in where:
             where.append(path)
-    return idx
+
+    return idx, add
 
 
 def argument_leaves(arguments: dict[str, Any]) -> list[Any]:

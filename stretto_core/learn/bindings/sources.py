@@ -23,11 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from stretto_core.learn.bindings.mention import candidates, clearest, keys_at, list_prefix, named_view
+from stretto_core.learn.bindings.mention import (LIST_MARK, candidates, clearest, keys_at, list_prefix, named_view,
+                                                 written)
 from stretto_core.learn.bindings.model import ALIGNED, FREE, MENTIONED, PLAIN, ArgCounts, source_key
 from stretto_core.learn.bindings.pick import Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, pool_of, renamed
 from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.values import ValueIndex
 
 Evidence = dict[str, dict[str, list[float]]]
 Elements = dict[tuple[int, str], "tuple[int, ...] | None"]
@@ -117,7 +119,8 @@ def _current(state: ToolState, tool: str) -> Sources:
     if got is not None and got.pool[0] is pool[0] and len(got.pool) == len(pool):
         if got.version != state.user_version:
             got.version = state.user_version
-            fresh = [_fresh(state, got, i) for i in range(len(got.paths))]
+            maybe = _maybe_named(state, got.pool)
+            fresh = [_fresh_unless(state, got, i, maybe) for i in range(len(got.paths))]
             if fresh != got.fresh:
                 _flush(got)
                 _set_fresh(got, fresh)
@@ -134,11 +137,13 @@ def _current(state: ToolState, tool: str) -> Sources:
                                   {p: i for i, p in enumerate(paths)}, lists, [None] * len(paths),
                                   [False] * len(paths))
     grew = got is not None and got.version == state.user_version and len(pool) > 1 and pool[1] is got.pool[0]
-    _set_fresh(new, [_kept(state, got, new, i) if grew else _fresh(state, new, i) for i in range(len(paths))])
+    maybe = _maybe_named(state, pool)
+    _set_fresh(new, [_kept(state, got, new, i, maybe) if grew else _fresh_unless(state, new, i, maybe)
+                     for i in range(len(paths))])
     return new
 
 
-def _kept(state: ToolState, old: Sources, new: Sources, i: int) -> Fresh | None:
+def _kept(state: ToolState, old: Sources, new: Sources, i: int, maybe: set[str] | None) -> Fresh | None:
     """The fresh pick at source `i` of `new`, whose pool is `old`'s with one newer result in front
     (and the oldest out, when full): `old`'s own where that changes no holder and no naming."""
     path = new.paths[i]
@@ -146,7 +151,7 @@ def _kept(state: ToolState, old: Sources, new: Sources, i: int) -> Fresh | None:
     dropped = old.pool[-1] if len(new.pool) == len(old.pool) else None
     if (j is None or old.named[j] or path in new.pool[0].index.by_path
             or (dropped is not None and path in dropped.index.by_path)):
-        return _fresh(state, new, i)
+        return _fresh_unless(state, new, i, maybe)
     new.holders[i] = old.holders[j]
     return old.fresh[j]
 
@@ -182,6 +187,66 @@ def _fresh(state: ToolState, sources: Sources, i: int) -> Fresh | None:
         pick = fresh_pick(state, pool, path, _holders_at(state, sources, i))
         return None if pick is None else (pick.key, pick.mention)
     return keys_at(found[0], path)[found[1]], MENTIONED
+
+
+def _fresh_unless(state: ToolState, sources: Sources, i: int, maybe: set[str] | None) -> Fresh | None:
+    """`_fresh`, or straight the newest holder's first candidate, plain, when the path is not
+    among the paths the user `maybe` named a candidate at (None: any may be)."""
+    path = sources.paths[i]
+    if maybe is None or path in maybe:
+        return _fresh(state, sources, i)
+    sources.named[i] = False
+    for entry in sources.pool:
+        if path in entry.index.by_path:
+            cands = candidates(entry, path)
+            return (cands.keys[cands.keyed[0]], PLAIN) if cands.keyed else None
+    return None
+
+
+def _maybe_named(state: ToolState, pool: list[ResultEntry]) -> set[str] | None:
+    """Every path at which the user may have named a candidate of some result of the pool (a
+    superset of where `named_view` is not None), or None when it cannot be told."""
+    out: set[str] = set()
+    for entry in pool:
+        paths = _nameable(state, entry)
+        if paths is None:
+            return None
+        out |= paths
+    return out
+
+
+def _nameable(state: ToolState, entry: ResultEntry) -> frozenset[str] | None:
+    """The paths of `entry` where the user may have named a candidate (cached per `user_version`).
+
+    A candidate is named when the user wrote it, so it is among `written`, held at the path; or
+    wrote a word of its record, so some value under the path's list is among `written`."""
+    if not state.user_version:
+        return _NONE
+    if type(entry.index) is not ValueIndex:  # another index (a served one): every path may be
+        return None
+    got = entry.cache.get("nameable")
+    if got is not None and got[0] == state.user_version:
+        return got[1]
+    paths = entry.index.paths
+    held = {p for key in written(state, entry) for p in paths.get(key, ())}
+    found = _NONE
+    if held:
+        lists = {h[:i + len(LIST_MARK)] for h in held for i in _marks(h)}
+        found = frozenset(p for p in entry.index.by_path if p in held or list_prefix(p) in lists)
+    entry.cache["nameable"] = (state.user_version, found)
+    return found
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _marks(path: str) -> list[int]:
+    """Where each `[*]` of a path starts."""
+    out, at = [], path.find(LIST_MARK)
+    while at >= 0:
+        out.append(at)
+        at = path.find(LIST_MARK, at + 1)
+    return out
 
 
 def _holders_at(state: ToolState, sources: Sources, i: int) -> Holders:
