@@ -1,7 +1,7 @@
 """Serving a flow in a mode it learned too few sessions of: the reach shrunk towards the habit.
 
-`flow/modes.py` says why and how much: with n_m sessions of the served mode (user present or
-solo) below 30, the reach a candidate is scored by is
+`flow/modes.py` says why, when and how much: where the flow learned sessions of the other mode
+and n_m < 30 of the served one (user present or solo), the reach a candidate is scored by is
 
     r'(t | h) = w · r(t | h) + (1 − w) · p(t | h),    w = n_m / 30.
 
