@@ -54,9 +54,9 @@ def test_a_sweep_replays_an_episode_again_only_where_a_decision_would_change() -
     replays = []
 
     class CountingEngine(Engine):
-        def session(self, live_manifest=None):
+        def session(self, live_manifest=None, **options):
             replays.append(self.config.theta)
-            return super().session(live_manifest)
+            return super().session(live_manifest, **options)
 
     eps = prepare_sessions(sessions(6))
     # get_user scores 0.9 and get_order 0.45: 0.5 and 0.6 decide alike, 0.4 does not

@@ -17,6 +17,8 @@ learned flow and keeps the rest:
                 paper's rule), learned and served so (`BindingOptions(look_back=1)`)
     no_align    no record alignment when serving: a further argument of a call is picked on its
                 own instead of from the lead's record (`BindingOptions(align=False)`; ρ as learned)
+    habit_order the full flow, of the reads that clear θ the habit's next made first instead of
+                the best score (`serve/chain_order.py`), measured, not served by default
     next        the next-step rule p·ρ (`policy="next"`), for reference
 
 `no_classes` wraps the real `bind`: the same arguments are bound, only ρ is replaced, so the
@@ -31,6 +33,7 @@ from typing import Any, Callable, Sequence
 from stretto_core.errors import StrettoError
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
 from stretto_core.flow.ir import Flow, learn
+from stretto_core.serve.chain_order import HabitOrdered
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.state import ToolState
@@ -49,6 +52,7 @@ class Variant:
     align: bool = True
     intent: bool = True
     policy: str = "use"
+    habit_order: bool = False
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -61,6 +65,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("features", "with result features", features=True),
     Variant("newest", "no look-back (newest result only)", lookback=False),
     Variant("no_align", "no record alignment (serving)", align=False),
+    Variant("habit_order", "habit's next read first", habit_order=True),
     Variant("next", "next-step rule", policy="next"),
 )
 BY_NAME = {v.name: v for v in VARIANTS}
@@ -129,10 +134,11 @@ def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
     return learn(list(sessions), features=True if v.features else None, binding_options=options_of(v))
 
 
-def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho:
+def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | HabitOrdered:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
     runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent)
-    return PooledRho(runtime) if v.pooled_rho else runtime
+    model: FlowRuntime | PooledRho = PooledRho(runtime) if v.pooled_rho else runtime
+    return HabitOrdered(model) if v.habit_order else model
 
 
 class VariantFlows:
@@ -146,7 +152,7 @@ class VariantFlows:
         self._flows: dict[tuple[bool, bool, tuple[str, ...]], Flow] = {}
         self._default = default
 
-    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho:
+    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho | HabitOrdered:
         key = (v.features, v.lookback, tuple(sorted(s.session_id for s in sessions)))
         if key not in self._flows:
             learns_as_default = not v.features and v.lookback

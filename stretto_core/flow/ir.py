@@ -51,6 +51,8 @@ class FlowSource(_Model):
 
     role: Literal["data", "prior"] = "data"
     sessions: int = 0
+    solo_sessions: int | None = None
+    """Of `sessions`, those where no user spoke (`flow/modes.py`); None: not recorded (learned before)."""
     weight: float = 1.0
     agents: list[str] = Field(default_factory=list)
     harnesses: list[str] = Field(default_factory=list)
@@ -210,6 +212,7 @@ class SessionCounter:
         self.contracts = ContractCounts()
         self.intent = IntentCounts()
         self.sessions = 0
+        self.solo_sessions = 0
         self.agents: set[str] = set()
         self.harnesses: set[str] = set()
         self.apps: set[str] = set()
@@ -223,13 +226,15 @@ class SessionCounter:
             self.contracts.add_call(call.tool, call.arguments, self.weight)
         count_intent(self.intent, s, self.manifest, self.weight)
         self.sessions += 1
+        self.solo_sessions += int(s.header.solo)
         self.agents.add(s.header.agent_model or "unknown")
         self.harnesses.add(s.header.harness)
         self.apps.add(s.header.app or "unknown")
 
     def flow(self) -> Flow:
         """The sessions counted so far, as an underived flow."""
-        source = FlowSource(role=self.role, sessions=self.sessions, weight=self.weight,
+        source = FlowSource(role=self.role, sessions=self.sessions, solo_sessions=self.solo_sessions,
+                            weight=self.weight,
                             agents=sorted(self.agents), harnesses=sorted(self.harnesses), apps=sorted(self.apps))
         return Flow(provenance=Provenance(sources=[source]), manifest=self.manifest, features=self.features,
                     counts=self.counts.to_model(), bindings=self.bindings, contracts=self.contracts,
@@ -307,6 +312,8 @@ def _merge_sources(sources: list[FlowSource]) -> list[FlowSource]:
             merged[key] = s.model_copy(deep=True)
             continue
         have.sessions += s.sessions
+        have.solo_sessions = (None if have.solo_sessions is None or s.solo_sessions is None
+                              else have.solo_sessions + s.solo_sessions)
         have.agents = sorted(set(have.agents) | set(s.agents))
         have.harnesses = sorted(set(have.harnesses) | set(s.harnesses))
         have.apps = sorted(set(have.apps) | set(s.apps))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from stretto_core.learn.bindings.model import site_name
 from stretto_core.learn.counts import START
 from stretto_core.flow.ir import Flow
+from stretto_core.flow.modes import describe_modes, mode_notes, served_modes
 from stretto_core.learn.bindings import describe_table
 from stretto_core.learn.steps import FAILED, parse_symbol
 
@@ -86,6 +87,8 @@ def show(flow: Flow, theta: float = 0.3, floor: float = SHOW_FLOOR) -> str:
         lines.append(f"- {src.role}: {src.sessions} sessions (each weighs {src.weight:g}); agents "
                      f"{', '.join(src.agents) or '-'}; harnesses {', '.join(src.harnesses) or '-'}; "
                      f"apps {', '.join(src.apps) or '-'}")
+    lines.append(f"- sessions per mode: {describe_modes(flow)}")
+    lines += [f"- note: {note}" for note in mode_notes(flow, served_modes(flow))]
     if flow.alpha is not None:
         lines.append(f"- α = {flow.alpha.alpha:.3g} (90% interval {flow.alpha.lower:.3g}–{flow.alpha.upper:.3g})")
     if flow.reach_alpha is not None:

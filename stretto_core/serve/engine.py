@@ -30,6 +30,7 @@ from stretto_core.errors import snippet
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import (Event, LLMTurn, Lookup, Refusal, RefusalReason, ToolResult, UserMessage,
                                         parse_json_content)
+from stretto_core.serve.modes import model_for_mode
 from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
@@ -91,17 +92,29 @@ class Engine:
         self.config = config or EngineConfig()
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
         self._warned = False
+        self._by_mode: dict[bool, FlowModel] = {}
 
-    def session(self, live_manifest: ToolManifest | None = None, *, served: bool | None = None) -> "EngineSession":
+    def session(self, live_manifest: ToolManifest | None = None, *, served: bool | None = None,
+                solo: bool = False) -> "EngineSession":
         """A new session's state; `live_manifest` is the tools this session's server lists, when
         known per session (it narrows the engine's guard: a tool it does not mark read is never
         looked up, nor one whose contract changed).
 
         `served`: keep only what a decision can use, so the session's memory is bounded
         (`ToolState`); None: as the config says (`EngineConfig.served`; replay's is False).
+        `solo`: no user speaks in this session; the flow serves each mode by its own sessions
+        (`model_for`).
         """
         return EngineSession(self, self.guard if live_manifest is None else self.guard_for(live_manifest),
-                             served=self.config.served if served is None else served)
+                             served=self.config.served if served is None else served, solo=solo)
+
+    def model_for(self, solo: bool) -> FlowModel:
+        """The model a session of this mode decides with: the flow's, with its reach shrunk towards
+        the habit where the flow learned too few sessions of the mode (`serve/modes.py`)."""
+        key = bool(solo)
+        if key not in self._by_mode:
+            self._by_mode[key] = model_for_mode(self.model, key)
+        return self._by_mode[key]
 
     def guard_for(self, live_manifest: ToolManifest) -> Guard:
         """The guard of a session whose server lists `live_manifest`, narrowed by the config's: a
@@ -144,8 +157,13 @@ class EngineSession:
     recorded session to say so; replay leaves it off (it counts, and records nothing)."""
     refusals: list[Refusal] = field(default_factory=list)
     """Refusals noted since the last `take_refusals`."""
+    solo: bool = False
+    """No user speaks in this session (the agent operates the phone itself)."""
+    model: FlowModel = field(init=False)
+    """What this session decides with: the engine's model for the session's mode."""
 
     def __post_init__(self) -> None:
+        self.model = self.engine.model_for(self.solo)
         model = self.engine.model
         look_back = getattr(model, "look_back", DEFAULT_OPTIONS.look_back)
         self.state = ToolState(model.manifest, look_back=look_back, served=self.served,
@@ -224,7 +242,7 @@ class EngineSession:
             self.engine.warn_no_authority()
             return None
         started = time.perf_counter()
-        decision = decide(self.engine.model, self.guard, self.state, self.history, self.site,
+        decision = decide(self.model, self.guard, self.state, self.history, self.site,
                           cfg.theta, cfg.policy)
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
@@ -238,7 +256,7 @@ class EngineSession:
         if not self.note_refusals or not self.has_authority:
             return
         cfg = self.engine.config
-        decision = decide(self.engine.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy)
+        decision = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy)
         if decision is not None and self.guard.permits(decision.tool):
             self.refusals.append(Refusal(tool=decision.tool, reason=reason, detail=detail))
 

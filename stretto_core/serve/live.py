@@ -85,11 +85,12 @@ class Stretto:
 
     def session(self, session_id: str | None = None, *, tools: ToolManifest | None = None,
                 agent_model: str | None = None, task_id: str | None = None,
-                labels: dict[str, str] | None = None) -> "LiveSession":
-        """A new live session; `tools` is what the SDK says of this session's tools (annotations)."""
+                labels: dict[str, str] | None = None, solo: bool = False) -> "LiveSession":
+        """A new live session; `tools` is what the SDK says of this session's tools (annotations).
+        `solo`: no user speaks (the flow serves each mode by its own sessions, `flow/modes.py`)."""
         live = self._live_manifest(tools)
         return LiveSession(self, session_id or uuid.uuid4().hex, live, agent_model or self.agent_model,
-                           task_id, labels or {})
+                           task_id, labels or {}, solo)
 
     def _live_manifest(self, tools: ToolManifest | None) -> ToolManifest:
         live = self.authority if tools is None else tools.merged(self.authority)
@@ -107,9 +108,10 @@ class LiveSession:
     """One agent session as an adapter serves it: engine state, recorder, lookups outstanding."""
 
     def __init__(self, owner: Stretto, session_id: str, live: ToolManifest, agent_model: str | None,
-                 task_id: str | None, labels: dict[str, str]) -> None:
+                 task_id: str | None, labels: dict[str, str], solo: bool = False) -> None:
         self.owner = owner
         self.session_id = session_id
+        self.solo = solo
         self.tools = live
         self.fence = new_fence()
         self.lookups: list[Lookup] = []
@@ -124,7 +126,7 @@ class LiveSession:
         if owner.store is not None:
             header = SessionHeader(session_id=session_id, harness=owner.harness, agent_model=agent_model,
                                    app=owner.app, manifest=live if live.tools else None,
-                                   task_id=task_id, labels=labels)
+                                   task_id=task_id, labels=labels, solo=solo)
             self.recorder = SessionRecorder(owner.store, header)
         if owner.engine is not None:
             if live.reads():
@@ -156,7 +158,7 @@ class LiveSession:
 
     def _start_serving(self) -> None:
         assert self.owner.engine is not None
-        self.engine_session = self.owner.engine.session(live_manifest=self.tools)
+        self.engine_session = self.owner.engine.session(live_manifest=self.tools, solo=self.solo)
         self.engine_session.note_refusals = self.recorder is not None
 
     def refused(self, tool: str, reason: RefusalReason, detail: str = "", *, lifted: bool | None = None) -> None:

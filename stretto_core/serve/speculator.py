@@ -5,7 +5,7 @@ A candidate read c = (t, a) scores q_c ≈ r(t | h) · ρ(a | t, x): the probabi
 calls tool t before its next write (the reach), times the chance that the bound arguments are
 the ones it would pass. Proposition 3 makes every read with q_c ≥ θ worth making, each on its
 own, so the speculator makes the best one, conditions on its result, and asks again, until no
-candidate clears θ or a budget runs out.
+candidate clears θ or a budget runs out (`serve/chain_order.py`: the order among them, measured).
 
 The next-step rule (`policy="next"`) scores only the likeliest next read under the habit,
 p(t | h) · ρ, as speculative-action systems do; it is kept for comparison.
@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
+from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, habit_first
 from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
 
@@ -227,12 +228,16 @@ def _neg(name: str) -> tuple[int, ...]:
 
 def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
            theta: float = DEFAULT_THETA, policy: str = "use") -> Decision | None:
-    """The one read to make now (the best whose score clears θ), or None to hand back."""
+    """The one read to make now (the best whose score clears θ; with a model whose `chain_order`
+    is `habit`, the one of those the habit puts next), or None to hand back."""
     theta = model.threshold(site, theta)
     weighed = weigh(model, guard, state, history, site, policy, floor=theta)
     if not weighed or weighed[0].score < theta:
         return None
     best = weighed[0]
+    if getattr(model, "chain_order", SCORE_ORDER) == HABIT_ORDER:
+        cleared = [w for w in weighed if w.score >= theta]
+        best = habit_first(cleared, model.next_step(history)) if len(cleared) > 1 else best
     return Decision(best.tool, best.arguments, best.score, best.reach, best.binding, site, policy,
                     best.sources)
 

@@ -14,6 +14,7 @@ from stretto_core.errors import StrettoError
 from stretto_core.flow.harness import (ALL, DEFAULT_MATES, DEFAULT_OTHERS, Weight, learn_split, parse_weight,
                                        split_for_agent)
 from stretto_core.flow.ir import save_flow
+from stretto_core.flow.modes import describe_modes, mode_notes, served_modes
 from stretto_core.learn.bindings.model import BindingOptions
 from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.user_words import MODES
@@ -96,6 +97,9 @@ def learn_command(
     typer.echo(head
                + (f" and a prior of {n_prior} weighing {prior_weight or n_prior:g}" if n_prior else "")
                + f": α = {flow.alpha.alpha:.3g}, {len(flow.manifest.reads())} reads, {took:.2f} s")
+    typer.echo(f"sessions per mode: {describe_modes(flow)}")
+    for note in mode_notes(flow, served_modes(flow)):
+        typer.echo(f"note: {note}")
 
 
 def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[float], man, split: str,

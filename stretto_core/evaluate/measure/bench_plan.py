@@ -18,8 +18,10 @@ from typing import Sequence
 from pydantic import BaseModel
 
 from stretto_core.flow.ir import learn
+from stretto_core.flow.modes import mode_notes, mode_of
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.evaluate.measure.bench_data import Corpus, agent_key, domain_of
+from stretto_core.evaluate.measure.ceiling import SOLO_SUFFIX
 from stretto_core.evaluate.measure.metrics import Assignment
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_sessions
 from stretto_core.sessions.model import Session
@@ -39,6 +41,9 @@ class LearnSource(BaseModel):
     fallback: bool
     sessions: int
     learned_from: list[str]
+    mode_note: str = ""
+    """Where the flow learned too few sessions of this domain's mode (user present or solo), what it
+    learned and how it serves here (`flow/modes.py`); empty otherwise."""
 
 
 class FlowCache:
@@ -122,5 +127,8 @@ def plan_domain(corpus: Corpus, domain: str, flows: FlowCache) -> DomainPlan:
             continue
         episodes = prepare_sessions(by_agent[agent])
         plan.tests[agent] = episodes
-        plan.assignments.append((flows.flow(sessions), episodes))
+        model = flows.flow(sessions)
+        notes = mode_notes(model.flow, (mode_of(domain.endswith(SOLO_SUFFIX)),))
+        plan.sources[-1].mode_note = notes[0] if notes else ""
+        plan.assignments.append((model, episodes))
     return plan

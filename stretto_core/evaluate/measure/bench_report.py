@@ -279,6 +279,9 @@ def render_readme(r: BenchResults) -> str:
     ]
     if fallbacks:
         parts.append("Fallbacks: " + "; ".join(f"{s.domain} {s.agent}: {s.label}" for s in fallbacks) + ".")
+    mode_notes = sorted({f"{s.domain}: {s.mode_note}" for s in r.sources if s.mode_note})
+    if mode_notes:
+        parts.append("Too few sessions of the served mode (`flow/modes.py`): " + "; ".join(mode_notes) + ".")
     parts += ["## Read-only ceiling (test episodes; Table 1 and 1b)"]
     for name, report in r.ceiling.items():
         parts += [f"### {name}", render_table(report)]

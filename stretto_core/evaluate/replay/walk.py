@@ -147,9 +147,10 @@ class Walk:
     """The engine's call ids of lookups whose results were another call's stand-ins."""
 
     def __post_init__(self) -> None:
-        self.session = self.engine.session(live_manifest=replay_authority(self.episode))
+        solo = self.episode.header.solo
+        self.session = self.engine.session(live_manifest=replay_authority(self.episode), solo=solo)
         if self.session.served:  # the walk asks where any earlier value came from: the full state
-            self.session = EngineSession(self.engine, self.session.guard, served=False)
+            self.session = EngineSession(self.engine, self.session.guard, served=False, solo=solo)
 
     def run(self) -> "Walk":
         """Walk every event of the episode once, in order."""
@@ -260,7 +261,7 @@ class Walk:
         """Every permitted read that binds now, with both scores and whether the agent makes it."""
         engine, session = self.engine, self.session
         out = []
-        for c in weigh_all(engine.model, session.guard, session.state, session.history, session.site):
+        for c in weigh_all(session.model, session.guard, session.state, session.history, session.site):
             key = call_key(c.tool, c.arguments)
             used = self.unclaimed_reachable(key, index) is not None
             out.append(Candidate(self.decisions, response, c.tool, key, session.site, c.reach,
