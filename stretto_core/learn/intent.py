@@ -137,18 +137,23 @@ def said_words(text: str) -> set[str]:
 
 
 def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str, frozenset[str], set[str]]]:
-    """(site, words said so far, reads the agent called before its next write) per agent result."""
+    """(site, words said so far, reads the agent called before its next write) per agent result.
+
+    The decisions between two user messages share one frozenset of words (the same object), so a
+    counter can add a word's decisions once per message rather than once per decision."""
     user_calls: set[str] = set()
-    words: set[str] = set()
+    words: frozenset[str] = frozenset()
     timeline: list[tuple[str, str] | tuple[str, str, frozenset[str]]] = []
     for event in session.events:
         if isinstance(event, UserMessage):
-            words |= said_words(event.text)
+            new = said_words(event.text)
+            if not new <= words:
+                words = words | new
             user_calls.update(c.call_id for c in event.calls)
         elif isinstance(event, LLMTurn):
             timeline.extend(("call", c.tool) for c in event.calls)
         elif isinstance(event, ToolResult) and event.call_id not in user_calls:
-            timeline.append(("result", site_name(event.tool, event.error), frozenset(words)))
+            timeline.append(("result", site_name(event.tool, event.error), words))
     later: set[str] = set()
     out = []
     for item in reversed(timeline):  # backwards: the reads before the next write build up
@@ -164,27 +169,45 @@ def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str
 
 
 def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest, weight: float = 1.0) -> None:
-    """Add one session's decisions to `counts`."""
+    """Add one session's decisions to `counts`.
+
+    Per-word counts are added once per run of decisions with the same words said (weight times
+    the run's decisions at a site, and at a site with a tool used), not once per decision: a
+    session's user says a few hundred words and makes tens of decisions between two messages."""
     seen: set[str] = set()
     sites: set[str] = set()
+    run_words: frozenset[str] = frozenset()
+    run: dict[str, list] = {}  # site -> [decisions, {tool: decisions it was used after}] in this run
+
+    def add_run() -> None:
+        if not run_words:
+            return
+        for site, (n, tools) in run.items():
+            said = counts.said.setdefault(site, {})
+            for word in run_words:
+                said[word] = said.get(word, 0.0) + weight * n
+            if tools:
+                said_used = counts.said_used.setdefault(site, {})
+                for tool, k in tools.items():
+                    row = said_used.setdefault(tool, {})
+                    for word in run_words:
+                        row[word] = row.get(word, 0.0) + weight * k
+
     for site, words, reads in decisions_of(session, manifest):
-        seen |= words
+        if words is not run_words:
+            add_run()
+            run_words, run = words, {}
+            seen |= words
         sites.add(site)
         counts.decisions[site] = counts.decisions.get(site, 0.0) + weight
         used = counts.used.setdefault(site, {})
-        said = counts.said.setdefault(site, {})
         for tool in reads:
             used[tool] = used.get(tool, 0.0) + weight
-        for word in words:
-            said[word] = said.get(word, 0.0) + weight
-        if words and reads:
-            said_used = counts.said_used.setdefault(site, {})
-            for tool in reads:
-                row = said_used.setdefault(tool, {})
-                for word in words:
-                    row[word] = row.get(word, 0.0) + weight
-        if not said:
-            del counts.said[site]
+        here = run.setdefault(site, [0, {}])
+        here[0] += 1
+        for tool in reads:
+            here[1][tool] = here[1].get(tool, 0) + 1
+    add_run()
     for word in seen:
         counts.sessions[word] = counts.sessions.get(word, 0.0) + weight
     task = session.header.task_id or session.session_id
