@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bindings_sessions import SHOP, Script, user_record
 from shared_data import full_data
 
@@ -111,3 +114,35 @@ def test_retails_flow_holds_product_lookups_back_for_a_return_and_a_proxy_replay
     proxy_words, proxy_counted = replay(True, "proxy"), replay(False, "proxy")
     assert proxy_words.lookups > 0
     assert [r.model_dump() for r in proxy_words.lookup_rows] == [r.model_dump() for r in proxy_counted.lookup_rows]
+
+
+def _words_by_splitting(text: str) -> set[str]:
+    """The rule as first written, the oracle: split on whitespace, strip the edges, judge each."""
+    from stretto_core.learn.intent import EDGES, MAX_LETTERS, MIN_LETTERS
+
+    out = set()
+    for token in text.split():
+        word = token.strip(EDGES)
+        if MIN_LETTERS <= len(word) <= MAX_LETTERS and word.isalpha() and word.islower():
+            out.add(word)
+    return out
+
+
+_TEXT_CHARS = "abcxyzAZéßǅΩω" + "0129²_@#-/" + "\"'.,;:!?()[]{}<>*`" + " \t\n\u00a0\u2003\x1c"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=_TEXT_CHARS, max_size=26), max_size=12))
+def test_the_words_found_by_one_pattern_are_the_words_found_by_splitting(tokens) -> None:
+    text = " ".join(tokens)
+    assert said_words(text) == _words_by_splitting(text)
+    _FOUND.append(bool(_words_by_splitting(text)))
+
+
+_FOUND: list[bool] = []
+
+
+def test_the_pattern_property_saw_texts_with_words_and_without() -> None:
+    if not _FOUND:  # run alone: exercise it here
+        test_the_words_found_by_one_pattern_are_the_words_found_by_splitting()
+    assert any(_FOUND) and not all(_FOUND)

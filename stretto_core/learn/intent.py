@@ -34,6 +34,7 @@ the budget of a call on it. A proxy, which sees no user words, serves the reach 
 from __future__ import annotations
 
 import math
+import re
 from typing import Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -125,15 +126,20 @@ class IntentTable(_Model):
     rules: dict[str, dict[str, IntentRule]] = Field(default_factory=dict)
 
 
+_CANDIDATE = re.compile(r"(?<!\S)[%s]*([^\W\d_]{%d,%d})[%s]*(?!\S)"
+                        % (re.escape(EDGES), MIN_LETTERS, MAX_LETTERS, re.escape(EDGES)))
+"""A whitespace-separated token that is letters (3–20) between edge punctuation: every token
+`said_words` may count matches it (a letter is a word character, neither digit nor underscore)."""
+
+
 def said_words(text: str) -> set[str]:
     """The words of a message that may be counted: tokens written in lower case, letters only, 3–20
-    long (an email, an id, a number or a capitalized name is never one, nor any part of it)."""
-    out = set()
-    for token in text.split():
-        word = token.strip(EDGES)
-        if MIN_LETTERS <= len(word) <= MAX_LETTERS and word.isalpha() and word.islower():
-            out.add(word)
-    return out
+    long (an email, an id, a number or a capitalized name is never one, nor any part of it).
+
+    The same words as splitting on whitespace, stripping `EDGES` and keeping what is `isalpha`,
+    `islower` and 3–20 long (a test holds the two equal), found by one regular expression: a
+    quarter of the cost of learning the words was this function."""
+    return {word for word in _CANDIDATE.findall(text) if word.islower() and word.isalpha()}
 
 
 def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str, frozenset[str], set[str]]]:
