@@ -43,6 +43,9 @@ class ProxyConfig(BaseModel):
     app: str | None = None
     session_id: str | None = None
     task_id: str | None = None
+    solo: bool = False
+    """No user speaks to the agent behind the host: its sessions are recorded and served as solo
+    (a flow serves each mode by the sessions of that mode it learned, `flow/modes.py`)."""
     labels: dict[str, str] = Field(default_factory=dict)
     log_level: str = "INFO"
     trace: Path | None = None
@@ -80,7 +83,7 @@ async def serve(config: ProxyConfig, host: Any = None) -> int:
 
     stretto = build_stretto(config)
     listing = Listing(stretto.flow, reads=config.reads, allow=config.allow, deny=config.deny)
-    served = Served(stretto, listing, session_id=config.session_id, task_id=config.task_id,
+    served = Served(stretto, listing, session_id=config.session_id, task_id=config.task_id, solo=config.solo,
                     labels={"proxy.server": _describe(config), **config.labels})
     try:
         server = await open_server(config)

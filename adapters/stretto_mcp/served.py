@@ -52,12 +52,13 @@ class Served:
     """The recorded, served session of one host connection."""
 
     def __init__(self, stretto: Stretto, listing: Listing, *, session_id: str | None = None,
-                 task_id: str | None = None, labels: dict[str, str] | None = None) -> None:
+                 task_id: str | None = None, labels: dict[str, str] | None = None, solo: bool = False) -> None:
         self.stretto = stretto
         self.listing = listing
         self.turns = TurnInference()
         self.session_id = session_id
         self.task_id = task_id
+        self.solo = solo
         self.labels = dict(labels or {})
         self.live: LiveSession | None = None
         self._ids: dict[str, int] = {}
@@ -88,7 +89,7 @@ class Served:
             for tool, why in self.listing.refusals().items():
                 log.info("stretto proxy: no lookup of %s: %s", tool, why)
             self.live = self.stretto.session(self.session_id, tools=self.listing.manifest(),
-                                             task_id=self.task_id, labels=labels)
+                                             task_id=self.task_id, labels=labels, solo=self.solo)
             self._record_refusals()
         return self.live
 

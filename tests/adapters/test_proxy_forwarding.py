@@ -76,6 +76,18 @@ def test_a_read_is_looked_up_and_its_result_appended_as_one_more_text_block(tmp_
     assert session.events[0].inferred is True and session.events[1].appended == texts[1]
 
 
+def test_a_proxy_told_no_user_speaks_records_its_sessions_as_solo_and_still_looks_up(tmp_path: Path) -> None:
+    async def run(where: Path, *options: str) -> list[str]:
+        async with Client(_proxy(where, *options), mode="legacy") as client:
+            return _texts(await client.call_tool("get_order", {"order_id": "O1"}))
+
+    solo, present = anyio.run(run, tmp_path / "solo", "--solo"), anyio.run(run, tmp_path / "present")
+    [solo_session], [present_session] = read_session_files(tmp_path / "solo" / "s"), read_session_files(tmp_path / "present" / "s")
+    assert solo_session.header.solo is True and present_session.header.solo is False
+    looked_up = 'get_customer {"customer_id": "C7"}'  # the toy flow learned no mode: served alike in both
+    assert len(solo) == len(present) == 2 and looked_up in solo[1] and looked_up in present[1]
+
+
 def test_a_tool_with_an_output_schema_keeps_its_structured_content_exactly(tmp_path: Path) -> None:
     async def run() -> Any:
         async with Client(_proxy(tmp_path), mode="legacy") as client:

@@ -64,6 +64,8 @@ def run_command(
                                                                         "taken as hung."),
     upstream: Optional[str] = typer.Option(None, "--upstream", help="A Streamable HTTP server's URL instead of a command."),
     app: Optional[str] = typer.Option(None, "--app", help="The app name recorded in sessions."),
+    solo: bool = typer.Option(False, "--solo", help="No user speaks to the agent: record and serve its sessions "
+                                                    "as solo (a flow serves each mode by its own sessions)."),
     log_level: str = typer.Option("INFO", "--log-level", help="stderr verbosity: DEBUG, INFO, WARNING, ERROR."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Also write every message both ways to this file."),
 ) -> None:
@@ -75,8 +77,8 @@ def run_command(
     config = run.ProxyConfig(command=command, upstream=upstream, flow=flow, store=store, record=not no_record,
                              reads=_names(reads), allow=_names(tools) or None, deny=_names(deny), theta=theta,
                              per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
-                             call_budget=call_budget, server_timeout=server_timeout, app=app, log_level=log_level,
-                             trace=trace)
+                             call_budget=call_budget, server_timeout=server_timeout, app=app, solo=solo,
+                             log_level=log_level, trace=trace)
     raise SystemExit(run.run_proxy(config))
 
 
