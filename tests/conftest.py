@@ -1,7 +1,7 @@
 """Shared fixtures: the published τ²-bench runs, ingested once per test session from the data root.
 
-The data root is the full shared data when present, else the sample in `tests/fixtures/data`
-(`shared_data.py` decides, before any test reads it).
+The data root is the full shared data when present (`shared_data.py` decides, and cuts the
+quick tests' sample from it, before any test reads it).
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import FULL_DATA
+from shared_data import FULL_DATA, PUBLISHED_DATA
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "full_data: needs the full published data, not the sample")
+    config.addinivalue_line("markers", "published_data: reads published trajectories (the sample will do)")
     if os.environ.get("CI") and not FULL_DATA:
         raise pytest.UsageError(f"CI runs the full-data tests, but no full data is under {data_root()} "
                                 "(set STRETTO_DATA or put the shared data beside the checkout)")
@@ -27,8 +28,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if FULL_DATA:
         return
     skip = pytest.mark.skip(reason=f"needs the full published data; running on the sample in {data_root()}")
+    absent = pytest.mark.skip(reason="needs the published trajectories: set STRETTO_DATA or put the shared "
+                                     "data beside the checkout (the repository carries none)")
     for item in items:
-        if "full_data" in item.keywords:
+        if not PUBLISHED_DATA and ("published_data" in item.keywords or "full_data" in item.keywords):
+            item.add_marker(absent)
+        elif "full_data" in item.keywords:
             item.add_marker(skip)
 
 
