@@ -90,17 +90,22 @@ class AlphaPosterior(BaseModel):
     steps: float = 0.0
 
 
+def alphas_of(log_alphas: "np.ndarray | None", vocab_size: int) -> "np.ndarray":
+    """The α values of a grid of log α (the default grid when None), for a vocabulary of at least one action."""
+    import numpy as np
+
+    if vocab_size < 1:
+        raise ValueError("the vocabulary needs at least one action")
+    return np.exp(np.asarray(log_alpha_grid() if log_alphas is None else log_alphas, dtype=float))
+
+
 def log_marginal_likelihood(counts: Counts, vocab_size: int,
                             log_alphas: "np.ndarray | None" = None) -> np.ndarray:
     """log ML(α) of the habit's counts at each log α of the grid (see the module docstring)."""
     import numpy as np
     from scipy.special import gammaln
 
-    if log_alphas is None:
-        log_alphas = log_alpha_grid()
-    if vocab_size < 1:
-        raise ValueError("the vocabulary needs at least one action")
-    alphas = np.exp(np.asarray(log_alphas, dtype=float))
+    alphas = alphas_of(log_alphas, vocab_size)
     out = np.zeros_like(alphas)
     prev_index: dict[tuple[tuple[str, ...], str], int] = {}
     prev_pred: np.ndarray | None = None

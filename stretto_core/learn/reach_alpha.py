@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stretto_core.learn.alpha import AlphaPosterior, log_alpha_grid, log_prior, posterior_summary
+from stretto_core.learn.alpha import AlphaPosterior, alphas_of, log_alpha_grid, log_prior, posterior_summary
 from stretto_core.learn.counts import Counts
 
 if TYPE_CHECKING:
@@ -44,11 +44,7 @@ def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
     import numpy as np
     from scipy.special import gammaln
 
-    if log_alphas is None:
-        log_alphas = log_alpha_grid()
-    if vocab_size < 1:
-        raise ValueError("the vocabulary needs at least one action")
-    alphas = np.exp(np.asarray(log_alphas, dtype=float))[None, :]
+    alphas = alphas_of(log_alphas, vocab_size)[None, :]
     actions = sorted(counts.actions())
     out = np.zeros(alphas.shape[1])
     if not actions:
