@@ -6,7 +6,7 @@ call running in the real τ²-bench environment; once with no plugin, once with
 Prints LLM turns without -> with beside what `stretto replay --env` counts on the same episodes,
 lists any episode where they differ, and writes JSON.
 
-    python benchmarks/adapter_e2e_adk.py            # the repository's sample (3 episodes)
+    python benchmarks/adapter_e2e_adk.py            # the tests' sample (3 episodes)
     python benchmarks/adapter_e2e_adk.py --all      # the whole retail test split (STRETTO_DATA)
 """
 

@@ -7,7 +7,7 @@ stretto the CLI should take every recorded LLM turn; with the shipped retail flo
 the train split), exactly what `stretto replay --env` counts. Prints per episode and in total,
 and writes JSON:
 
-    python benchmarks/adapter_e2e_claude.py              # the 3 test episodes of the repository's sample
+    python benchmarks/adapter_e2e_claude.py              # the 3 test episodes of the tests' sample
     python benchmarks/adapter_e2e_claude.py --all        # the whole retail test split (needs the full data)
 """
 

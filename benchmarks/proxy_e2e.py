@@ -11,7 +11,7 @@ with the shipped retail flow, it counts the LLM turns the scripted model made an
 with what `stretto replay --env` counts on the same episodes as the proxy sees them (no user
 words, no replies: `sessions.views.as_seen_by_a_proxy`); it also prints the replay of the whole
 episodes, which an adapter inside the agent matches. `--all` runs the whole test split
-(of the repository's sample, or of the published runs with `--full`, which needs STRETTO_DATA).
+(of the tests' sample, or of the published runs with `--full`, which needs STRETTO_DATA).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ _REPO = Path(__file__).resolve().parent.parent
 
 
 SAMPLE = _REPO / "tests" / "fixtures" / "data"
-"""The attributed sample of published trajectories a checkout carries (for tests and first runs)."""
+"""The sample of published trajectories the tests cut from the full data (git-ignored; `tests/fixtures/SAMPLE.md`)."""
 
 
 def data_root() -> Path:

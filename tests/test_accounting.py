@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from shared_data import published_data
+
 import json
 from pathlib import Path
 from typing import Any, Sequence
@@ -170,6 +172,7 @@ def test_a_pure_tool_is_never_looked_up_even_by_a_flow_that_wants_it() -> None:
     assert tools == {"get_user"}
 
 
+@published_data
 def test_the_shipped_tau2_manifests_read_calculate_as_pure(tmp_path: Path) -> None:
     [path] = [p for p in RETAIL.glob("*toolorchestra*.json")]
     ingest_files("tau2", [path], tmp_path)
@@ -201,6 +204,7 @@ def v1_airline_manifest(tmp_path: Path) -> Path:
     return out
 
 
+@published_data
 def test_a_manifest_given_to_ingest_replaces_the_shipped_one(tmp_path: Path) -> None:
     [path] = [p for p in AIRLINE.glob("gpt-4.1__*.json")]
     ingest_files("tau2", [path], tmp_path / "out", manifest=v1_airline_manifest(tmp_path))
@@ -209,6 +213,7 @@ def test_a_manifest_given_to_ingest_replaces_the_shipped_one(tmp_path: Path) -> 
     assert "think" in manifest.tools and manifest.is_read("get_user_details")
 
 
+@published_data
 def test_a_replay_of_sessions_ingested_under_their_harness_manifest_never_looks_up_another_harness_tool(
         tmp_path: Path) -> None:
     [path] = [p for p in AIRLINE.glob("gpt-4.1__*.json")]

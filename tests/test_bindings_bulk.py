@@ -6,6 +6,8 @@ import gc
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.learn.bindings import evidence as bindings_learn
 from stretto_core.learn.bindings.evidence import count_session
 from stretto_core.learn.bindings.model import ALIGNED, FREE, ArgCounts, source_key
@@ -64,6 +66,7 @@ def travel(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.mark.parametrize("corpus", ["airline", "travel"])
+@published_data
 def test_bulk_counting_learns_the_flow_counting_pick_by_pick_learns(corpus: str, request,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     sessions = request.getfixturevalue(corpus)
@@ -73,6 +76,7 @@ def test_bulk_counting_learns_the_flow_counting_pick_by_pick_learns(corpus: str,
     assert learn(sessions).to_json() == bulk
 
 
+@published_data
 def test_counting_a_session_leaves_no_reference_cycle(airline) -> None:
     """A session's tool state (and every view of it) is freed as soon as it is counted, so
     learning gives the cyclic garbage collector nothing to find."""

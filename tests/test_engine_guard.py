@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from shared_data import published_data
+
 from shop_sessions import MANIFEST, WRITE, shop_flow, shop_sessions, shop_tools
 from stretto_core.errors import InputError
 from stretto_core.paths import data_root
@@ -110,6 +112,7 @@ def retail(tmp_path_factory: pytest.TempPathFactory) -> list[Session]:
     return load_sessions([out])[:40]
 
 
+@published_data
 def test_a_flow_that_calls_a_write_a_read_never_makes_the_engine_call_it(retail: list[Session]) -> None:
     claims = retail[0].header.manifest.model_copy(deep=True)
     claims.tools["cancel_pending_order"] = ToolSpec(kind=ToolKind.read)

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+
+from shared_data import published_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -150,6 +152,7 @@ def _naive_reach_log_ml(counts: Counts, vocab_size: int, log_alphas: np.ndarray)
     return out
 
 
+@published_data
 def test_the_reach_s_likelihood_computing_equal_rows_once_is_the_same_floats_as_row_by_row(tau2_ingested) -> None:
     from stretto_core.learn.steps import session_symbols
     from stretto_core.sessions.store import load_sessions
@@ -158,7 +161,7 @@ def test_the_reach_s_likelihood_computing_equal_rows_once_is_the_same_floats_as_
     counts = Counts()
     for s in sessions:
         counts.add(*session_symbols(s), s.header.manifest.is_write)
-    assert counts.sequences() >= 5  # the repository's sample holds 7 retail sessions, the shared data 151
+    assert counts.sequences() >= 5  # the tests' sample holds 7 retail sessions, the shared data 151
     grid = np.linspace(-4.0, 6.0, 41)
     mine, plain = reach_log_marginal_likelihood(counts, 20, grid), _naive_reach_log_ml(counts, 20, grid)
     assert mine.tobytes() == plain.tobytes()

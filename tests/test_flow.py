@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import FULL_DATA, full_data
+from shared_data import FULL_DATA, full_data, published_data
 from stretto_core.cli import main
 from stretto_core.errors import InputError
 from stretto_core.flow.ir import learn, load_flow, merge, save_flow
@@ -37,10 +37,12 @@ def travel(tmp_path_factory: pytest.TempPathFactory):
     return load_sessions([out])
 
 
+@published_data
 def test_two_learns_of_the_same_sessions_are_byte_identical(retail_train) -> None:
     assert learn(retail_train).to_json() == learn(retail_train).to_json()
 
 
+@published_data
 def test_learning_two_halves_and_merging_equals_learning_at_once(retail_train, travel) -> None:
     for sessions in (retail_train, travel):
         half = len(sessions) // 2
@@ -49,6 +51,7 @@ def test_learning_two_halves_and_merging_equals_learning_at_once(retail_train, t
         assert merged.to_json() == at_once.to_json()
 
 
+@published_data
 def test_flows_of_different_apps_merge_to_the_same_bytes_in_either_order(retail_train, travel) -> None:
     retail, agentdojo = learn(retail_train), learn(travel)
     assert retail.manifest.app != agentdojo.manifest.app
@@ -84,6 +87,7 @@ def test_a_prior_enters_with_the_weight_asked_for(retail_train) -> None:
     assert counted == pytest.approx(10 + 5)
 
 
+@published_data
 def test_the_retail_flow_looks_up_orders_after_the_users_details(retail_train) -> None:
     flow = learn(retail_train)
     text = show(flow)
@@ -93,6 +97,7 @@ def test_the_retail_flow_looks_up_orders_after_the_users_details(retail_train) -
     assert first_row.startswith("| `get_order_details` ✓")
 
 
+@published_data
 def test_a_flow_round_trips_through_its_file(retail_train, tmp_path: Path) -> None:
     flow = learn(retail_train)
     save_flow(flow, tmp_path / "f.flow.json")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.cli import main
 from stretto_core.flow.ir import learn, load_flow, merge
 from stretto_core.flow.stream import (YOUNG_COLLECTION_AFTER, choose, count_files, fewer_collections, learn_chosen,
@@ -31,6 +33,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@published_data
 def test_learning_one_session_at_a_time_is_learning_them_loaded_at_once(store: Path) -> None:
     sessions = load_sessions([store])
     train = [s for s in sessions if split_of(s.header) == "train"]
@@ -43,6 +46,7 @@ def test_learning_one_session_at_a_time_is_learning_them_loaded_at_once(store: P
     assert learn_chosen(chosen, prior_weight=3).to_json() == learn(retail, prior=prior, prior_weight=3).to_json()
 
 
+@published_data
 def test_sessions_are_read_from_a_shared_store_by_url(store: Path) -> None:
     fsspec = pytest.importorskip("fsspec")
     fs = fsspec.filesystem("memory")
@@ -55,6 +59,7 @@ def test_sessions_are_read_from_a_shared_store_by_url(store: Path) -> None:
     assert learn_chosen(remote).to_json() == learn_chosen(local).to_json()
 
 
+@published_data
 def test_shards_counted_apart_add_to_the_same_bytes_in_any_order(store: Path) -> None:
     chosen = choose([str(store)], "train")
     assert chosen.manifest is not None
@@ -68,6 +73,7 @@ def test_shards_counted_apart_add_to_the_same_bytes_in_any_order(store: Path) ->
         assert total.to_json() == whole
 
 
+@published_data
 def test_flows_learned_from_shards_merge_in_either_order_to_the_flow_learned_at_once(store: Path, tmp_path: Path,
                                                                                    capsys) -> None:
     args = ["--split", "train"]
@@ -82,6 +88,7 @@ def test_flows_learned_from_shards_merge_in_either_order_to_the_flow_learned_at_
     assert load_flow(tmp_path / "all.flow.json").manifest.app == "agentdojo/travel"
 
 
+@published_data
 def test_learning_on_two_dask_workers_writes_the_same_flow_as_one_process(store: Path, tmp_path: Path, capsys) -> None:
     pytest.importorskip("distributed")
     assert main(["learn", str(store), "--split", "train", "--out", str(tmp_path / "here.flow.json")]) == 0
@@ -103,6 +110,7 @@ print(flow.provenance.sources[0].sessions, len(files.files), gc.collect())
 """
 
 
+@published_data
 def test_counting_json_sessions_leaves_no_reference_cycle_for_the_collector(store: Path) -> None:
     """Why counting may slow the collector (`fewer_collections`): what it frees, reference
     counting frees. τ² sessions counted with the collector off leave nothing for it to find. In a

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.sessions.manifest import (ManifestError, ToolKind, ToolManifest, contracts_from_calls,
                                    kind_from_mcp_annotations, load_manifest, manifest_from_mcp_tools)
 from stretto_core.paths import data_root
@@ -42,6 +44,7 @@ def test_a_real_mcp_git_server_lists_its_reads_and_writes(tmp_path: Path) -> Non
     assert "repo_path" in manifest.tools["git_status"].contract.required
 
 
+@published_data
 def test_the_shipped_benchmark_manifests_load_with_their_kinds() -> None:
     retail = load_manifest(data_root() / "manifests" / "tau2-retail.json")
     assert retail.app == "tau2/retail"

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.cli import main
 from stretto_core.paths import data_root
 
@@ -24,18 +26,21 @@ def compiled(tmp_path_factory):
     return out
 
 
+@published_data
 def test_compile_writes_a_procedure_that_names_its_demonstrations(compiled):
     data = json.loads(compiled.read_text())
     assert data["stretto_procedure"] == 1 and len(data["provenance"]["sessions"]) == 4
     assert data["provenance"]["sources"][0]["kind"] == "demonstration"
 
 
+@published_data
 def test_show_prints_the_trees(compiled, capsys):
     assert main(["procedure", "show", str(compiled), "--site", "start"]) == 0
     out = capsys.readouterr().out
     assert "### after `start`" in out and "get_customer_by_phone" in out
 
 
+@published_data
 def test_run_prints_calls_verdict_and_the_benchmarks_reward(compiled, capsys):
     assert main(["procedure", "run", str(compiled), "--task-id", TEST_TASK]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -43,6 +48,7 @@ def test_run_prints_calls_verdict_and_the_benchmarks_reward(compiled, capsys):
     assert result["reward"] in (0.0, 1.0) and result["calls"][0]["tool"] == "get_customer_by_phone"
 
 
+@published_data
 def test_cascade_counts_the_models_turns_only_on_a_hand_back(compiled, capsys):
     assert main(["procedure", "cascade", str(compiled), "--task-id", TEST_TASK]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -50,6 +56,7 @@ def test_cascade_counts_the_models_turns_only_on_a_hand_back(compiled, capsys):
     assert result["reward"] == 1.0
 
 
+@published_data
 def test_compiling_from_test_tasks_is_refused(tmp_path, capsys):
     code = main(["procedure", "compile", "--results", str(data_root() / "tau2/trajectories/telecom" / SOLO_TEST),
                  "--out", str(tmp_path / "p.json")])
@@ -57,6 +64,7 @@ def test_compiling_from_test_tasks_is_refused(tmp_path, capsys):
     assert not (tmp_path / "p.json").exists()
 
 
+@published_data
 def test_over_mcp_the_real_environment_gives_the_same_calls_and_verdict_as_in_process(compiled):
     import asyncio
 

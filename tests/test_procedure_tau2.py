@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from shared_data import full_data
+from shared_data import full_data, published_data
 from stretto_core.errors import StrettoError
 from stretto_core.paths import data_root
 from stretto_core.procedures.compile import compile_procedure
@@ -64,11 +64,13 @@ def test_our_reward_is_the_reward_the_recorded_solo_runs_carry():
     assert 0.0 in rewards and 1.0 in rewards
 
 
+@published_data
 def test_the_demonstrator_passes_the_training_tasks_it_demonstrates(slice_procedure):
     _, rewards = slice_procedure
     assert len(rewards) == 42 and sum(r >= 1 for r in rewards) == len(rewards)
 
 
+@published_data
 def test_a_procedure_compiled_from_training_demonstrations_passes_held_out_test_tasks(slice_procedure):
     procedure, _ = slice_procedure
     assert not set(procedure.provenance.tasks) & set(official_split("tau2", "telecom").test)
@@ -80,6 +82,7 @@ def test_a_procedure_compiled_from_training_demonstrations_passes_held_out_test_
     assert summary.llm_turns == 0
 
 
+@published_data
 def test_renamed_customers_pass_as_the_originals_do(slice_procedure):
     procedure, _ = slice_procedure
     alone, _ = measure(procedure, TEST_SLICE[:2], renamed=True, cascade=False)
@@ -88,6 +91,7 @@ def test_renamed_customers_pass_as_the_originals_do(slice_procedure):
     assert first[0] == "get_customer_by_phone" and first[1]["phone_number"] != "555-123-2002"
 
 
+@published_data
 def test_a_procedure_from_the_recorded_sessions_alone_hands_back_what_it_cannot_do():
     recorded = training_episodes(read_sessions(results_paths=[data_root() / "tau2/trajectories/telecom" / SOLO_TRAIN]),
                                  APP, ticket)
@@ -97,12 +101,14 @@ def test_a_procedure_from_the_recorded_sessions_alone_hands_back_what_it_cannot_
     assert run.verdict == "hand_back" and run.reward.reward == 0.0
 
 
+@published_data
 def test_sessions_of_test_tasks_are_refused_not_compiled():
     sessions = read_sessions(results_paths=[data_root() / "tau2/trajectories/telecom" / SOLO_TEST])
     with pytest.raises(StrettoError, match="test tasks"):
         refuse_test_sessions(sessions[:1], APP)
 
 
+@published_data
 def test_generated_tasks_are_never_test_tasks_nor_their_persona_variants():
     test = official_split("tau2", "telecom").test
     signatures = {t.rsplit("[PERSONA:", 1)[0] for t in test}

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
 from stretto_core.cli.reference import render_reference
+from stretto_core.paths import data_root
 from stretto_core.cli.verbs import VERBS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -73,11 +75,15 @@ def test_every_script_and_example_the_readme_runs_exists():
     assert paths and [p for p in paths if not (REPO / p).exists()] == []
 
 
+@published_data
 def test_the_commands_on_recorded_sessions_run_verbatim_in_order(tmp_path):
-    (tmp_path / "tests").symlink_to(REPO / "tests")
+    checkout = tmp_path / "checkout"  # ../shared/data beside it, as beside a clone
+    checkout.mkdir()
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "data").symlink_to(data_root().resolve())
     for line in bash_lines(section(QUICK_SECTION)):
         assert line.startswith(".venv/bin/stretto "), line
         argv = [sys.executable, "-m", "stretto_core", *shlex.split(line)[1:]]
-        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(argv, cwd=checkout, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{line}\n{done.stderr[-1500:]}"
-    assert (tmp_path / ".stretto" / "replay.json").exists()
+    assert (checkout / ".stretto" / "replay.json").exists()

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.replay.compare import compare_replays
 from stretto_core.sessions.store import read_session
@@ -128,6 +130,7 @@ def retail_flow() -> TableFlow:
 
 
 @pytest.mark.env
+@published_data
 def test_env_replay_on_a_retail_episode_agrees_with_record_replay(tau2_ingested: Path) -> None:
     session = _retail_episode(tau2_ingested)
     flow = retail_flow()

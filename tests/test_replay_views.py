@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from shared_data import full_data
+from shared_data import full_data, published_data
 from stretto_core.cli import main
 from stretto_core.errors import StrettoError
 from stretto_core.evaluate.replay.episode import prepare_session
@@ -25,6 +25,7 @@ def _replay(sessions, view: str):
     return replay_sessions(FlowRuntime(fixture_flow()), sessions, ReplayOptions(view=view, processes=1))
 
 
+@published_data
 def test_a_proxys_view_keeps_each_episodes_own_llm_turns() -> None:
     sessions = load_fixture_episodes("tau2/retail", split="test")
     agent, proxy = _replay(sessions, "agent"), _replay(sessions, "proxy")
@@ -42,6 +43,7 @@ def test_a_proxy_saves_fewer_turns_than_an_adapter_that_sees_the_users_words() -
     assert 0 < proxy.turns_saved < agent.turns_saved
 
 
+@published_data
 def test_the_cli_replays_the_proxys_view_and_writes_it_in_the_config(tmp_path) -> None:
     sessions = load_fixture_episodes("tau2/retail", split="test")
     folder = tmp_path / "sessions"
@@ -55,6 +57,7 @@ def test_the_cli_replays_the_proxys_view_and_writes_it_in_the_config(tmp_path) -
     assert written["llm_turns"] == sum(len(s.llm_turns()) for s in sessions)
 
 
+@published_data
 def test_an_unknown_view_is_refused_before_any_replay() -> None:
     session = load_fixture_episodes("tau2/retail", split="test")[0]
     with pytest.raises(StrettoError, match="view"):

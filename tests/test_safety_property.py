@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import pytest
+
+from shared_data import published_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -265,6 +267,7 @@ def test_the_listing_property_catches_an_engine_whose_guard_permits_everything()
         session_listing_property(unsafe, Tally())()
 
 
+@published_data
 def test_with_a_user_present_the_telecom_agent_is_never_given_the_users_phone_tools() -> None:
     from stretto_core.sessions.ingest.common import ManifestSource
     from stretto_core.sessions.ingest.tau2 import convert

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core import Stretto
 from stretto_core.evaluate.scripted import EpisodePlayer, fixture_flow, load_fixture_episodes, replay_turns
 from stretto_core.evaluate.scripted.reference import run_episodes
@@ -18,6 +20,7 @@ def retail_test_episodes():
     return load_fixture_episodes("tau2/retail", "test")
 
 
+@published_data
 def test_the_sample_holds_real_retail_test_episodes(retail_test_episodes):
     assert len(retail_test_episodes) >= 3
     assert all(s.header.labels.get("split") == "test" for s in retail_test_episodes)
@@ -28,6 +31,7 @@ def test_without_stretto_the_scripted_agent_takes_every_recorded_turn(retail_tes
     assert [r.llm_turns for r in runs] == [r.recorded_turns for r in runs]
 
 
+@published_data
 def test_served_live_the_scripted_agent_takes_the_turns_the_environment_replay_counts(retail_test_episodes, tmp_path):
     flow = fixture_flow("tau2/retail")
     reads = retail_test_episodes[0].header.manifest.reads()
@@ -60,6 +64,7 @@ def _second_read_turn(session):
 
 
 @pytest.mark.parametrize("same_result", [True, False])
+@published_data
 def test_the_player_drops_a_call_only_when_a_lookup_returned_its_recorded_result(retail_test_episodes, same_result):
     session = retail_test_episodes[0]
     call, result = _second_read_turn(session)

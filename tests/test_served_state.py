@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_core.evaluate.scripted import fixture_flow, load_fixture_episodes
 from stretto_core.serve.engine import KEPT_HISTORY, Engine, EngineConfig
 from stretto_core.serve.runtime import FlowRuntime
@@ -62,6 +64,7 @@ def retail():
     return engine, load_fixture_episodes("tau2/retail", split="test")
 
 
+@published_data
 def test_a_served_session_makes_the_lookups_the_full_state_makes(retail):
     engine, sessions = retail
     made = 0
@@ -73,6 +76,7 @@ def test_a_served_session_makes_the_lookups_the_full_state_makes(retail):
     assert made > 0
 
 
+@published_data
 def test_a_long_served_session_keeps_each_tools_newest_results_and_the_last_steps(retail):
     engine, sessions = retail
     events, known = one_after_another(sessions, 12)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from shared_data import published_data
+
 from stretto_core.evaluate.scripted import load_fixture_episodes
 from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
 from stretto_core.sessions.views import as_seen_by_a_proxy
 
 
+@published_data
 def test_a_proxy_sees_no_user_words_and_no_replies_but_every_call_and_result() -> None:
     session = load_fixture_episodes("tau2/retail", split="test")[0]
     seen = as_seen_by_a_proxy(session)

@@ -124,7 +124,7 @@ def check_data() -> list[Check]:
     root = data_root()
     trajectories = root / "tau2" / "trajectories"
     if root.resolve() == SAMPLE.resolve():
-        out = [Check("benchmark data", "note", f"the repository's sample ({root})",
+        out = [Check("benchmark data", "note", f"the tests' sample ({root})",
                      "for the full published runs set STRETTO_DATA or put the shared data beside the checkout")]
     elif trajectories.is_dir():
         out = [Check("benchmark data", "ok", str(root))]

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from stretto_adk import StrettoPlugin
 from stretto_adk.scripted import EpisodeRun, run_episode
 from stretto_core import read_session
@@ -41,6 +43,7 @@ def served(episodes: list, tmp_path_factory: pytest.TempPathFactory) -> tuple[li
     return [asyncio.run(run_episode(s, [plugin])) for s in episodes], store
 
 
+@published_data
 def test_without_stretto_adk_takes_every_recorded_turn(episodes: list, replayed: tuple[int, int]) -> None:
     runs = [asyncio.run(run_episode(s)) for s in episodes]
     assert [r.llm_turns for r in runs] == [r.recorded_turns for r in runs]
@@ -48,6 +51,7 @@ def test_without_stretto_adk_takes_every_recorded_turn(episodes: list, replayed:
     assert all(r.lookups == 0 for r in runs)
 
 
+@published_data
 def test_with_stretto_adk_takes_the_turns_the_environment_replay_counts(
         served: tuple[list[EpisodeRun], Path], replayed: tuple[int, int]) -> None:
     runs, _ = served
@@ -56,6 +60,7 @@ def test_with_stretto_adk_takes_the_turns_the_environment_replay_counts(
     assert sum(r.lookups for r in runs) > 0
 
 
+@published_data
 def test_each_episode_is_recorded_as_adk_ran_it(served: tuple[list[EpisodeRun], Path], episodes: list) -> None:
     runs, store = served
     files = sorted(store.glob("*.jsonl"))

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from claude_support import EpisodeResult, run_episode
 from stretto_core import read_session
 from stretto_core.evaluate.scripted import fixture_flow, load_fixture_episodes, replay_turns
@@ -48,6 +50,7 @@ def test_without_stretto_the_cli_takes_every_recorded_turn(episodes, without) ->
     assert sum(r.llm_turns for r in without) == recorded
 
 
+@published_data
 def test_with_stretto_the_cli_takes_the_turns_the_environment_replay_counts(episodes, served) -> None:
     recorded, with_stretto = replay_turns(fixture_flow("tau2/retail"), episodes)
     assert sum(r.llm_turns for r in served) == with_stretto < recorded

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import published_data
+
 from langgraph_support import MODES, run_episode, session_files
 from stretto_core.evaluate.scripted import fixture_flow, load_fixture_episodes, replay_turns
 from stretto_core.sessions.model import Lookup
@@ -37,6 +39,7 @@ def replayed(flow, episodes) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@published_data
 def test_without_stretto_the_agent_takes_every_recorded_turn(episodes, replayed, mode: str) -> None:
     runs = [run_episode(s, None, mode=mode) for s in episodes]
     assert [r.llm_turns for r in runs] == [r.recorded_turns for r in runs]
@@ -44,6 +47,7 @@ def test_without_stretto_the_agent_takes_every_recorded_turn(episodes, replayed,
 
 
 @pytest.mark.parametrize("mode", MODES)
+@published_data
 def test_with_stretto_the_agent_takes_the_turns_the_environment_replay_counts(
         episodes, flow, replayed, mode: str, tmp_path: Path) -> None:
     runs = [run_episode(s, flow, mode=mode, store=tmp_path) for s in episodes]

@@ -12,6 +12,8 @@ import asyncio
 from typing import Any
 
 import pytest
+
+from shared_data import published_data
 import openai_support  # noqa: F401 - skips cleanly without the SDK; quiets tracing
 
 from stretto_core import read_session
@@ -37,6 +39,7 @@ def play(session: Any, serve: Any = None) -> tuple[EpisodePlayer, Any]:
     return player, agent
 
 
+@published_data
 def test_without_stretto_the_sdk_run_takes_every_recorded_turn(episodes: list[Any]) -> None:
     players = [play(s)[0] for s in episodes]
     without, _ = replay_turns(fixture_flow("tau2/retail"), episodes)
@@ -44,6 +47,7 @@ def test_without_stretto_the_sdk_run_takes_every_recorded_turn(episodes: list[An
     assert sum(p.llm_turns for p in players) == without
 
 
+@published_data
 def test_with_stretto_the_sdk_run_takes_the_turns_the_environment_replay_counts(episodes: list[Any],
                                                                                 tmp_path: Any) -> None:
     flow = fixture_flow("tau2/retail")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from shared_data import published_data
+
 pytest.importorskip("mcp")
 pytest.importorskip("tau2")
 
@@ -14,6 +16,7 @@ from stretto_mcp.scripted import run_episodes  # noqa: E402
 
 
 @pytest.mark.env
+@published_data
 def test_three_retail_episodes_through_the_proxy_make_the_turns_replay_counts(tmp_path) -> None:
     from proxy_support import read_session_files
 

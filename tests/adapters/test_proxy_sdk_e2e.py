@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from shared_data import published_data
+
 pytest.importorskip("mcp")
 pytest.importorskip("tau2")
 pytest.importorskip("agents")
@@ -16,6 +18,7 @@ from stretto_mcp.scripted import run_episodes  # noqa: E402
 
 
 @pytest.mark.env
+@published_data
 def test_the_openai_agents_sdk_through_the_proxy_makes_the_turns_replay_counts(tmp_path) -> None:
     from proxy_support import read_session_files
 

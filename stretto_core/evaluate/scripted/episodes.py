@@ -1,7 +1,7 @@
 """The episodes and flow the adapters' end-to-end runs use, and what the replay says of them.
 
-From the repository alone, episodes come from the attributed sample in `tests/fixtures/data`;
-with the full data (`STRETTO_DATA` or `../shared/data`) the whole test split can be run. The
+Episodes come from the sample the tests cut from the published data into `tests/fixtures/data`
+(`tests/fixtures/SAMPLE.md`); with the full data (`STRETTO_DATA` or `../shared/data`) the whole test split can be run. The
 flow is learned from the TRAIN split of τ² retail only (never from a test task) and shipped in
 `tests/fixtures/flows/`, so runs from the repository alone make real lookups.
 """
@@ -23,7 +23,7 @@ FIXTURES = REPO / "tests" / "fixtures"
 
 
 def fixture_data() -> Path:
-    """The attributed sample of published trajectories in the repository."""
+    """The sample of published trajectories the tests cut into `tests/fixtures/data` (git-ignored)."""
     return FIXTURES / "data"
 
 
