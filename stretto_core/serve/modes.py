@@ -41,9 +41,10 @@ class ModeShrunk:
         if self.weight >= 1.0:
             return r
         key = tuple(history[-MAX_ORDER:])  # no flow's contexts read further back
-        if self._habit_of is None or self._habit_of[0] != key:
-            self._habit_of = (key, self.model.next_step(history))
-        return self.weight * r + (1.0 - self.weight) * self._habit_of[1].get(tool, 0.0)
+        cached = self._habit_of  # one read: the engine shares this model between sessions (and threads)
+        if cached is None or cached[0] != key:
+            cached = self._habit_of = (key, self.model.next_step(history))
+        return self.weight * r + (1.0 - self.weight) * cached[1].get(tool, 0.0)
 
     def __getattr__(self, name: str) -> Any:  # read_tools, next_step, bind, threshold, symbols, flow
         return getattr(self.model, name)
