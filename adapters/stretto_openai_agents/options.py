@@ -62,6 +62,9 @@ class StrettoOptions:
             when the SDK's default formatter produced it from an exception (MCP results carry
             their own `isError`).
         app: The app name written into each session's header.
+        agent_model: The model name written into each session's header. Without it, the agent's
+            own `model` (a name, or a `Model` object's name), else the SDK's default model: hooks
+            cannot see a `RunConfig(model=...)`, so name the model here when you set it there.
         theta, per_call, per_session, lookup_timeout, call_budget, allow, deny, shadow: the
             serving knobs of `stretto_core.Stretto` (threshold, lookups per call and per
             session, seconds per lookup and per call, tool allow- and denylists, shadow mode).
@@ -77,6 +80,7 @@ class StrettoOptions:
     session_key: str | SessionKey | None = None
     error_results: ErrorResults | None = None
     app: str | None = None
+    agent_model: str | None = None
     theta: float | None = None
     per_call: int | None = None
     per_session: int | None = None
@@ -110,6 +114,8 @@ class StrettoOptions:
         if isinstance(self.max_conversations, bool) or not isinstance(self.max_conversations, int) \
                 or self.max_conversations < 1:
             raise ValueError(f"max_conversations must be an integer >= 1, got {self.max_conversations!r}")
+        if self.agent_model is not None and (not isinstance(self.agent_model, str) or not self.agent_model.strip()):
+            raise ValueError(f"agent_model must be a model's name (a non-empty string), got {self.agent_model!r}")
         if not isinstance(self.store, (str, Path, bool, type(None))):
             raise ValueError(f"store must be a folder, True, False or None, got {self.store!r}")
 

@@ -56,7 +56,8 @@ class AgentRuntime:
     def __init__(self, options: StrettoOptions, agent: Agent[Any]) -> None:
         self.options = options
         self.agent_name = agent.name
-        self.core = Stretto(options.flow, harness=HARNESS, agent_model=model_name(agent), **options.core_kwargs())
+        self.core = Stretto(options.flow, harness=HARNESS, agent_model=options.agent_model or model_name(agent),
+                            **options.core_kwargs())
         self.runs = Runs(options.max_conversations)
         self.function_tools: list[FunctionTool] = []
         self.targets: dict[str, FunctionTool] = {}
@@ -84,7 +85,7 @@ class AgentRuntime:
                      .merged(absent_reads(self.core.authority, present)))
             run_config = getattr(ctx, "run_config", None)
             known = agent is not None or getattr(run_config, "model", None) is not None
-            model = model_name(agent, run_config) if known else self.core.agent_model
+            model = self.options.agent_model or (model_name(agent, run_config) if known else self.core.agent_model)
             return self.core.session(session_id, tools=tools, agent_model=model,
                                      labels={"agent": self.agent_name, "sdk": f"openai-agents {__version__}"})
 

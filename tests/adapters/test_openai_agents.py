@@ -220,6 +220,21 @@ def test_the_recorded_session_holds_what_the_agent_saw(tmp_path: Any) -> None:
     assert customer.repeats == lookup.call_id  # the agent made the same call itself
 
 
+def test_a_model_named_in_the_options_is_the_one_recorded(tmp_path: Any) -> None:
+    """A `RunConfig(model=...)` is invisible to hooks: the option names the model instead."""
+    shop = Shop()
+    agent, _ = served(shop, order_then_done(), tmp_path, agent_model="gpt-4.1-mini")
+    run(agent, "Where is order O5?")
+    session = read_session(runtime_of(agent).sessions[-1].recorder.path)
+    assert session.header.agent_model == "gpt-4.1-mini"
+
+
+@pytest.mark.parametrize("bad", ["", "  ", 3])
+def test_an_empty_or_non_text_model_name_is_refused_naming_the_field(bad: Any) -> None:
+    with pytest.raises(ValueError, match="agent_model"):
+        StrettoOptions(agent_model=bad)
+
+
 def test_runs_of_one_conversation_share_one_session_when_a_session_key_names_it(tmp_path: Any) -> None:
     shop = Shop()
     steps = order_then_done() + [[assistant_message("Anything else?")]]
