@@ -12,6 +12,7 @@ from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.scripted.episodes import load_episodes
 from stretto_core.flow.ir import learn, merge
 from stretto_core.learn.intent import IntentCounts, count_sessions, derive_table, said_words
+from stretto_core.learn.intent import IntentTable
 from stretto_core.serve.intent import IntentLifts, rule_lift
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.model import UserMessage
@@ -88,10 +89,32 @@ def test_a_rule_vouched_for_is_never_held_back_whatever_else_was_said():
     from stretto_core.learn.intent import IntentRule
 
     rule = IntentRule(vouch=["exchange"], said={"return": 0.4}, unsaid={"price": 0.6})
-    assert rule_lift(rule, "return one, exchange the other") == 1.0
-    assert rule_lift(rule, "return it") == 0.4
-    assert rule_lift(rule, "what is the status") == 0.6
-    assert rule_lift(rule, "the price, then return it") == 0.4
+    assert rule_lift(rule, said_words("return one, exchange the other")) == 1.0
+    assert rule_lift(rule, said_words("return it")) == 0.4
+    assert rule_lift(rule, said_words("what is the status")) == 0.6
+    assert rule_lift(rule, said_words("the price, then return it")) == 0.4
+
+
+def test_a_served_session_hears_a_word_only_as_the_learner_counted_it():
+    """Learning never counted "Return" opening a sentence, nor "return-policy": serving must not
+    hear them either, and a word said early is still heard when the kept text has forgotten it."""
+    from stretto_core.learn.intent import IntentRule
+    from stretto_core.sessions.state import ToolState
+
+    rule = IntentRule(said={"return": 0.4})
+    lifts = IntentLifts(IntentTable(rules={"get_order": {"get_product": rule}}))
+    assert lifts.words == {"return"}
+
+    def lift_after(*messages: str) -> float:
+        state = ToolState(SHOP, served=True, watched_words=lifts.words)
+        for text in messages:
+            state.observe_user(text)
+        return lifts.lift("get_product", state, "get_order")
+
+    assert lift_after("Return the lamp.") == 1.0
+    assert lift_after("what is the return-policy?") == 1.0
+    assert lift_after("I'd like to return the lamp.") == 0.4
+    assert lift_after("please return it", "x" * 40_000, "thanks") == 0.4
 
 
 def test_an_empty_count_derives_an_empty_table():
@@ -118,7 +141,7 @@ def test_retails_flow_holds_product_lookups_back_for_a_return_and_a_proxy_replay
 
 def _words_by_splitting(text: str) -> set[str]:
     """The rule as first written, the oracle: split on whitespace, strip the edges, judge each."""
-    from stretto_core.learn.intent import EDGES, MAX_LETTERS, MIN_LETTERS
+    from stretto_core.sessions.said_words import EDGES, MAX_LETTERS, MIN_LETTERS
 
     out = set()
     for token in text.split():

@@ -34,7 +34,6 @@ the budget of a call on it. A proxy, which sees no user words, serves the reach 
 from __future__ import annotations
 
 import math
-import re
 from typing import Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,6 +41,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from stretto_core.learn.bindings.model import site_name
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.said_words import said_words
+
 
 MIN_SESSIONS = 10.0
 """A word enters the table only when the users of at least this many sessions said it."""
@@ -61,9 +62,6 @@ ran the same requests)."""
 VOUCH_Z, VOUCH_LIFT = 2.0, 1.4
 """A word that vouches for a read needs less: it can only keep a read as counted."""
 
-EDGES = "\"'.,;:!?()[]{}<>*`"
-"""Punctuation stripped from the ends of a whitespace-separated token before it is judged."""
-MIN_LETTERS, MAX_LETTERS = 3, 20
 
 
 class _Model(BaseModel):
@@ -124,22 +122,6 @@ class IntentTable(_Model):
     """Derived: site -> read tool -> `IntentRule` (only the pairs with a word kept)."""
 
     rules: dict[str, dict[str, IntentRule]] = Field(default_factory=dict)
-
-
-_CANDIDATE = re.compile(r"(?<!\S)[%s]*([^\W\d_]{%d,%d})[%s]*(?!\S)"
-                        % (re.escape(EDGES), MIN_LETTERS, MAX_LETTERS, re.escape(EDGES)))
-"""A whitespace-separated token that is letters (3–20) between edge punctuation: every token
-`said_words` may count matches it (a letter is a word character, neither digit nor underscore)."""
-
-
-def said_words(text: str) -> set[str]:
-    """The words of a message that may be counted: tokens written in lower case, letters only, 3–20
-    long (an email, an id, a number or a capitalized name is never one, nor any part of it).
-
-    The same words as splitting on whitespace, stripping `EDGES` and keeping what is `isalpha`,
-    `islower` and 3–20 long (a test holds the two equal), found by one regular expression: a
-    quarter of the cost of learning the words was this function."""
-    return {word for word in _CANDIDATE.findall(text) if word.islower() and word.isalpha()}
 
 
 def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str, frozenset[str], set[str]]]:

@@ -168,7 +168,8 @@ class EngineSession:
         look_back = getattr(model, "look_back", DEFAULT_OPTIONS.look_back)
         self.state = ToolState(model.manifest, look_back=look_back, served=self.served,
                                focus=getattr(model, "focus", None) if self.served else None,
-                               user_source=getattr(model, "user_words", None))
+                               user_source=getattr(model, "user_words", None),
+                               watched_words=getattr(model, "intent_words", frozenset()))
 
     # -- what happened -----------------------------------------------------------------
     def observe(self, event: Event) -> None:

@@ -42,6 +42,8 @@ class FlowRuntime:
         """The paths of each tool's results a binding reads: what a served session indexes."""
         self.intent = IntentLifts(flow.intent_table) if intent and flow.intent_table is not None else None
         """The reach's lift given the user's words (`learn/intent.py`); None: the reach as counted."""
+        self.intent_words: frozenset[str] = self.intent.words if self.intent is not None else frozenset()
+        """The words a served session's state watches the user's messages for."""
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""

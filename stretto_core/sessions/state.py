@@ -21,6 +21,7 @@ from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, Keyi
                                          is_keyish, keyish_keys)
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
+from stretto_core.sessions.said_words import said_words
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.user_words import USER_TOOL
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
@@ -153,6 +154,12 @@ class ToolState:
     a served state: a tuple while they are few)."""
     user_version: int = 0
     """Grows whenever the user speaks, so views that depend on the user's words can be cached."""
+    watched_words: frozenset[str] = frozenset()
+    """Words some rule of the served flow asks about (its intent rules): of each user message,
+    those the learner would have counted (`said_words.said_words`) are kept in `words_said`."""
+    words_said: set[str] = field(default_factory=set)
+    """The watched words the user said so far, cut from the message as the learner cut it (never
+    forgotten: at most as many as `watched_words`)."""
     user_source: str | None = None
     """Each user message is also a result of `user_words.USER_TOOL` (a binding source), cut into
     values by this mode (`pattern` or `spans`); None: the user's words are no source."""
@@ -178,11 +185,24 @@ class ToolState:
             self.observe_call(call.call_id, call.tool, call.arguments, by_agent=False)
         return [call.call_id for call in message.calls]
 
+    def watch(self, words: frozenset[str]) -> None:
+        """Watch these words too (a state made without its flow's words): the messages already
+        kept are read again, case-folded, so a capitalized word said before may count; the
+        engine's states are made watching, and read each message as the learner did."""
+        new = words - self.watched_words
+        if not new:
+            return
+        self.watched_words = self.watched_words | new
+        for message in self.user.messages:
+            self.words_said |= said_words(message) & new
+
     def observe_user(self, text: str) -> None:
         """The user said something: remembered for mention checks (lower-cased)."""
         if text:
             self.user.add(text.casefold())
             self.user_version += 1
+            if self.watched_words:
+                self.words_said |= said_words(text) & self.watched_words
             if self.user_source:
                 self._observe_user_words(text)
 
