@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 from stretto_core.errors import StrettoError
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
 from stretto_core.flow.ir import Flow, learn
-from stretto_core.serve.chain_order import HabitOrdered
+from stretto_core.serve.chain_order import AgentScored, HabitOrdered, KeepOrdered
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.state import ToolState
@@ -53,6 +53,8 @@ class Variant:
     intent: bool = True
     policy: str = "use"
     habit_order: bool = False
+    keep_order: bool = False
+    agent_scored: bool = False
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -66,6 +68,8 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("newest", "no look-back (newest result only)", lookback=False),
     Variant("no_align", "no record alignment (serving)", align=False),
     Variant("habit_order", "habit's next read first", habit_order=True),
+    Variant("keep_order", "the read that keeps the most others first", keep_order=True),
+    Variant("agent_scored", "reads not in the chain scored at the agent's history", agent_scored=True),
     Variant("next", "next-step rule", policy="next"),
 )
 BY_NAME = {v.name: v for v in VARIANTS}
@@ -134,10 +138,14 @@ def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
     return learn(list(sessions), features=True if v.features else None, binding_options=options_of(v))
 
 
-def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | HabitOrdered:
+def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | HabitOrdered | KeepOrdered | AgentScored:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
     runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent)
     model: FlowRuntime | PooledRho = PooledRho(runtime) if v.pooled_rho else runtime
+    if v.agent_scored:
+        return AgentScored(model)
+    if v.keep_order:
+        return KeepOrdered(model)
     return HabitOrdered(model) if v.habit_order else model
 
 
@@ -152,7 +160,7 @@ class VariantFlows:
         self._flows: dict[tuple[bool, bool, tuple[str, ...]], Flow] = {}
         self._default = default
 
-    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho | HabitOrdered:
+    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho | HabitOrdered | KeepOrdered | AgentScored:
         key = (v.features, v.lookback, tuple(sorted(s.session_id for s in sessions)))
         if key not in self._flows:
             learns_as_default = not v.features and v.lookback

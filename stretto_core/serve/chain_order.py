@@ -24,10 +24,18 @@ telecom 72 → 76 saved for 138 → 178 detours: there the habit walks a custome
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence, TypeVar
+from typing import Callable, Mapping, Sequence, TypeVar
+
+from stretto_core.learn.bindings.model import split_source
 
 SCORE_ORDER = "score"
 HABIT_ORDER = "habit"
+KEEP_ORDER = "keep"
+
+CHAIN_SCORING = "chain"
+"""A read is scored on the history with the chain's lookups as the agent's own steps (Algorithm 1)."""
+AGENT_SCORING = "agent"
+"""A read not yet in the chain is scored on the agent's own history; a repeat of a chain's tool on the chain's."""
 
 W = TypeVar("W")
 
@@ -57,4 +65,57 @@ class HabitOrdered:
         self.manifest = model.manifest  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:  # reach, read_tools, next_step, bind, threshold, flow, ...
+        return getattr(self.model, name)
+
+
+def keeping_first(cleared: Sequence[W], still_clears: Callable[[W, W], bool]) -> W:
+    """Of the candidates that clear θ (best score first), the first that, made now, leaves the
+    most of the others still clearing θ when they are scored again after it.
+
+    `still_clears(first, other)`: whether `other` clears θ scored after `first` is made. With no
+    candidate keeping more than the best does, the best goes first: the order changes only where
+    the best would drop a read that another order keeps.
+    """
+    best, best_kept = cleared[0], -1
+    for cand in cleared:
+        if cand is not cleared[0] and feeds_another(cand, cleared):
+            continue
+        kept = sum(1 for other in cleared if other is not cand and still_clears(cand, other))
+        if kept > best_kept:
+            best, best_kept = cand, kept
+    return best
+
+
+def feeds_another(cand: W, cleared: Sequence[W]) -> bool:
+    """Whether another candidate's binding drew a value from a result of `cand`'s tool: then making
+    `cand` first may move that binding (the next line of a customer's, not the one the agent
+    reads), which the look-ahead, holding the others' bindings as they are, cannot see."""
+    tool = cand.tool  # type: ignore[attr-defined]
+    return any(split_source(src)[0] == tool for other in cleared if other is not cand
+               for src in other.sources)  # type: ignore[attr-defined]
+
+
+class KeepOrdered:
+    """A `FlowModel` served with `keep` order, everything else the wrapped model's."""
+
+    chain_order = KEEP_ORDER
+
+    def __init__(self, model: object) -> None:
+        self.model = model
+        self.manifest = model.manifest  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.model, name)
+
+
+class AgentScored:
+    """A `FlowModel` whose chains score a read not yet in the chain on the agent's own history."""
+
+    chain_scoring = AGENT_SCORING
+
+    def __init__(self, model: object) -> None:
+        self.model = model
+        self.manifest = model.manifest  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
         return getattr(self.model, name)

@@ -20,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
-from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, habit_first
+from stretto_core.serve.chain_order import (AGENT_SCORING, CHAIN_SCORING, HABIT_ORDER, KEEP_ORDER, SCORE_ORDER,
+                                           habit_first, keeping_first)
+from stretto_core.learn.bindings.model import site_name
 from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
 
@@ -184,20 +186,36 @@ class Weighed:
     sources: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Chain:
+    """The lookups made since the agent's latest result (this decision's chain), and the agent's own
+    history and site before them."""
+
+    tools: tuple[str, ...] = ()
+    agent_history: Sequence[str] = ()
+    agent_site: str = ""
+
+
 def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-          policy: str = "use", floor: float = 0.0) -> list[Weighed]:
-    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it."""
+          policy: str = "use", floor: float = 0.0, chain: Chain | None = None) -> list[Weighed]:
+    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it.
+
+    With a model whose `chain_scoring` is `agent` and a chain under way, a read not yet in the
+    chain is scored at the agent's own history (`serve/chain_order.py`)."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
     out: list[Weighed] = []
+    own = chain if chain and chain.tools and getattr(model, "chain_scoring", CHAIN_SCORING) == AGENT_SCORING else None
     if policy == "use":
         for tool in model.read_tools():
             if not guard.permits(tool):
                 continue
-            r = reach_of(model, history, tool, state, site)
+            at_history, at_site = ((own.agent_history, own.agent_site) if own is not None and tool not in own.tools
+                                   else (history, site))
+            r = reach_of(model, at_history, tool, state, at_site)
             if r < floor:
                 continue
-            b = model.bind(tool, state, site)
+            b = model.bind(tool, state, at_site)
             if b is None:
                 continue
             out.append(Weighed(tool, b.arguments, r * b.rho, r, b.rho, list(b.sources)))
@@ -227,19 +245,33 @@ def _neg(name: str) -> tuple[int, ...]:
 
 
 def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-           theta: float = DEFAULT_THETA, policy: str = "use") -> Decision | None:
+           theta: float = DEFAULT_THETA, policy: str = "use", chain: Chain | None = None) -> Decision | None:
     """The one read to make now (the best whose score clears θ; with a model whose `chain_order`
     is `habit`, the one of those the habit puts next), or None to hand back."""
-    theta = model.threshold(site, theta)
-    weighed = weigh(model, guard, state, history, site, policy, floor=theta)
+    default_theta, theta = theta, model.threshold(site, theta)
+    weighed = weigh(model, guard, state, history, site, policy, floor=theta, chain=chain)
     if not weighed or weighed[0].score < theta:
         return None
     best = weighed[0]
-    if getattr(model, "chain_order", SCORE_ORDER) == HABIT_ORDER:
+    order = getattr(model, "chain_order", SCORE_ORDER)
+    if order != SCORE_ORDER and len(weighed) > 1 and weighed[1].score >= theta:
         cleared = [w for w in weighed if w.score >= theta]
-        best = habit_first(cleared, model.next_step(history)) if len(cleared) > 1 else best
+        if order == HABIT_ORDER:
+            best = habit_first(cleared, model.next_step(history))
+        elif order == KEEP_ORDER:
+            best = keeping_first(cleared, lambda first, other: _clears_after(
+                model, state, history, first, other, default_theta))
     return Decision(best.tool, best.arguments, best.score, best.reach, best.binding, site, policy,
                     best.sources)
+
+
+def _clears_after(model: FlowModel, state: ToolState, history: Sequence[str], first: Weighed, other: Weighed,
+                  default_theta: float) -> bool:
+    """Whether `other` still clears θ scored after `first` is made (taken as succeeding), its
+    binding's ρ as it is now: the one step of look-ahead the `keep` order asks."""
+    after = site_name(first.tool, False)
+    then = [*history, model.step_symbol(first.tool, False, "", None)]
+    return reach_of(model, then, other.tool, state, after) * other.binding >= model.threshold(after, default_theta)
 
 
 def permitted_reads(guard: Guard, tools: Iterable[str]) -> list[str]:
