@@ -31,7 +31,7 @@ from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import (Event, LLMTurn, Lookup, Refusal, RefusalReason, ToolResult, UserMessage,
                                         parse_json_content)
 from stretto_core.serve.modes import model_for_mode
-from stretto_core.serve.speculator import (DEFAULT_THETA, Chain, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
+from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
 from stretto_core.sessions.state import ToolState
@@ -140,10 +140,8 @@ class EngineSession:
     site: str = START_SITE
     lookups_this_call: int = 0
     lookups_total: int = 0
-    chain: list[str] = field(default_factory=list)
-    """The tools looked up since the agent's latest result, in order (this decision's chain)."""
-    agent_site: str = START_SITE
-    """The site of the agent's latest result (`site` moves with each lookup of the chain)."""
+    chain: set[str] = field(default_factory=set)
+    """The tools looked up since the agent's latest result (this decision's chain, `keep` order)."""
     _counter: int = 0
     _pending_reply: bool = False
     user_call_ids: set[str] = field(default_factory=set)
@@ -204,7 +202,7 @@ class EngineSession:
                                       event.error, by_agent=by_agent)
             if by_agent:
                 self._step(model.step_symbol(event.tool, event.error, event.content, event.parsed))
-                self.site = self.agent_site = site_of(event.tool, event.error)
+                self.site = site_of(event.tool, event.error)
                 self.lookups_this_call = 0
                 self.chain.clear()
             elif self.served:
@@ -248,7 +246,7 @@ class EngineSession:
             return None
         started = time.perf_counter()
         decision = decide(self.model, self.guard, self.state, self.history, self.site,
-                          cfg.theta, cfg.policy, self.chain_context())
+                          cfg.theta, cfg.policy, self.chain)
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
             del self.decide_seconds[:-KEPT_TIMINGS]
@@ -256,20 +254,13 @@ class EngineSession:
             return None  # defence in depth: the speculator filters by the guard already
         return decision
 
-    def chain_context(self) -> Chain:
-        """This decision's chain: the lookups made since the agent's latest result, and where the
-        agent's own history ends."""
-        made = len(self.chain)
-        own = self.history[:-made] if made and made < len(self.history) else ([] if made else self.history)
-        return Chain(tuple(self.chain), own, self.agent_site)
-
     def note_cut(self, reason: RefusalReason, detail: str) -> None:
         """A budget stops the lookups here: note the one the flow would have made next, if any."""
         if not self.note_refusals or not self.has_authority:
             return
         cfg = self.engine.config
         decision = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy,
-                          self.chain_context())
+                          self.chain)
         if decision is not None and self.guard.permits(decision.tool):
             self.refusals.append(Refusal(tool=decision.tool, reason=reason, detail=detail))
 
@@ -302,7 +293,7 @@ class EngineSession:
         self.state.observe_result(call_id, tool, content, parsed, error, by_agent=True, arguments=arguments)
         self._step(self.engine.model.step_symbol(tool, error, content, parsed))
         self.site = site_of(tool, error)  # the agent would have made this read itself
-        self.chain.append(tool)
+        self.chain.add(tool)
 
     def run_lookups(self, after_call_id: str | None, call_tool: CallTool,
                     limits: Limits | None = None) -> list[Lookup]:

@@ -5,7 +5,7 @@ A candidate read c = (t, a) scores q_c ≈ r(t | h) · ρ(a | t, x): the probabi
 calls tool t before its next write (the reach), times the chance that the bound arguments are
 the ones it would pass. Proposition 3 makes every read with q_c ≥ θ worth making, each on its
 own, so the speculator makes the best one, conditions on its result, and asks again, until no
-candidate clears θ or a budget runs out (`serve/chain_order.py`: the order among them, measured).
+candidate clears θ or a budget runs out (`serve/chain_order.py`: which of them goes first).
 
 The next-step rule (`policy="next"`) scores only the likeliest next read under the habit,
 p(t | h) · ρ, as speculative-action systems do; it is kept for comparison.
@@ -18,10 +18,9 @@ contract, and the operator's allowlist (when set) names it (`Guard`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Collection, Iterable, Protocol, Sequence
 
-from stretto_core.serve.chain_order import (AGENT_SCORING, CHAIN_SCORING, HABIT_ORDER, KEEP_ORDER, SCORE_ORDER,
-                                           habit_first, keeping_first)
+from stretto_core.serve.chain_order import HABIT_ORDER, KEEP_ORDER, SERVED_ORDER, habit_first, keeping_first
 from stretto_core.learn.bindings.model import site_name
 from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
@@ -186,36 +185,20 @@ class Weighed:
     sources: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Chain:
-    """The lookups made since the agent's latest result (this decision's chain), and the agent's own
-    history and site before them."""
-
-    tools: tuple[str, ...] = ()
-    agent_history: Sequence[str] = ()
-    agent_site: str = ""
-
-
 def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-          policy: str = "use", floor: float = 0.0, chain: Chain | None = None) -> list[Weighed]:
-    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it.
-
-    With a model whose `chain_scoring` is `agent` and a chain under way, a read not yet in the
-    chain is scored at the agent's own history (`serve/chain_order.py`)."""
+          policy: str = "use", floor: float = 0.0) -> list[Weighed]:
+    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
     out: list[Weighed] = []
-    own = chain if chain and chain.tools and getattr(model, "chain_scoring", CHAIN_SCORING) == AGENT_SCORING else None
     if policy == "use":
         for tool in model.read_tools():
             if not guard.permits(tool):
                 continue
-            at_history, at_site = ((own.agent_history, own.agent_site) if own is not None and tool not in own.tools
-                                   else (history, site))
-            r = reach_of(model, at_history, tool, state, at_site)
+            r = reach_of(model, history, tool, state, site)
             if r < floor:
                 continue
-            b = model.bind(tool, state, at_site)
+            b = model.bind(tool, state, site)
             if b is None:
                 continue
             out.append(Weighed(tool, b.arguments, r * b.rho, r, b.rho, list(b.sources)))
@@ -245,22 +228,24 @@ def _neg(name: str) -> tuple[int, ...]:
 
 
 def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-           theta: float = DEFAULT_THETA, policy: str = "use", chain: Chain | None = None) -> Decision | None:
-    """The one read to make now (the best whose score clears θ; with a model whose `chain_order`
-    is `habit`, the one of those the habit puts next), or None to hand back."""
+           theta: float = DEFAULT_THETA, policy: str = "use", chained: Collection[str] = ()) -> Decision | None:
+    """The one read to make now, or None to hand back: of the reads whose score clears θ, the one
+    the model's `chain_order` puts first (`serve/chain_order.py`; served: `keep`, whose look-ahead
+    never moves ahead a tool in `chained`, the tools this decision's chain already looked up)."""
     default_theta, theta = theta, model.threshold(site, theta)
-    weighed = weigh(model, guard, state, history, site, policy, floor=theta, chain=chain)
+    weighed = weigh(model, guard, state, history, site, policy, floor=theta)
     if not weighed or weighed[0].score < theta:
         return None
     best = weighed[0]
-    order = getattr(model, "chain_order", SCORE_ORDER)
-    if order != SCORE_ORDER and len(weighed) > 1 and weighed[1].score >= theta:
+    order = getattr(model, "chain_order", SERVED_ORDER)
+    if order in (HABIT_ORDER, KEEP_ORDER) and len(weighed) > 1 and weighed[1].score >= theta:
         cleared = [w for w in weighed if w.score >= theta]
         if order == HABIT_ORDER:
             best = habit_first(cleared, model.next_step(history))
         elif order == KEEP_ORDER:
             best = keeping_first(cleared, lambda first, other: _clears_after(
-                model, state, history, first, other, default_theta))
+                model, state, history, first, other, default_theta), model.next_step(history),
+                chained)
     return Decision(best.tool, best.arguments, best.score, best.reach, best.binding, site, policy,
                     best.sources)
 
