@@ -13,12 +13,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from stretto_core.cli.commands._load import load_for_verb
-from stretto_core.evaluate.measure.bench_data import Corpus
+from variant_diff import load_corpus
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
-from stretto_core.sessions.splits import make_split_file
 
 
 def main() -> None:
@@ -28,8 +26,7 @@ def main() -> None:
     parser.add_argument("--variants", default="full,simple,next")
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
-    loaded = load_for_verb([args.sessions])
-    corpus = Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+    corpus = load_corpus(args.sessions)
     train = corpus.on("train", args.app)
     if not train:
         raise SystemExit(f"no train sessions of {args.app} in {args.sessions}")

@@ -19,15 +19,14 @@ import argparse
 import json
 from pathlib import Path
 
-from stretto_core.cli.commands._load import load_for_verb
 from stretto_core.evaluate.measure.ablation import assignments_for
 from stretto_core.evaluate.measure.bench_data import Corpus
+from variant_diff import load_corpus
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.rows import ReplayResult
 from stretto_core.evaluate.replay.run import ReplayOptions
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
-from stretto_core.sessions.splits import make_split_file
 
 MODES = ("lenient", "strict", "env")
 
@@ -52,8 +51,7 @@ def main() -> None:
     parser.add_argument("--variants", default="full,simple,next")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    loaded = load_for_verb([args.sessions])
-    corpus = Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+    corpus = load_corpus(args.sessions)
     flows = VariantFlows()
     apps, names = args.apps.split(","), args.variants.split(",")
     out: dict[str, dict[str, dict[str, dict]]] = {}
