@@ -15,12 +15,14 @@ taking types first, made both.
 habit puts ahead of it (p(t | h) above the best's), keeps more of the others above θ when it is
 made first than the best does (each scored one step ahead, its binding as it is). Two reads never
 go ahead: a repeat of a tool this decision's chain already looked up (its habit counts the
-chain's lookups as the agent's own steps, and would walk a customer's lines or a workspace's
-channels one lookup after another), and a read whose tool another candidate's binding drew a
+chain's lookups as the agent's own steps, and would walk a customer's lines or a Slack
+workspace's channels one lookup after another), and a read whose tool another candidate's binding drew a
 value from (made first, its result may move that binding, which the look-ahead
 cannot see). `score` order is Algorithm 1's best score first (the ablation's `score_order`);
 `habit` order makes the habit's likeliest first whatever it drops or feeds (`habit_order`).
-Measured in `docs/speculator.md`, "The order of a chain, learned from the habit".
+Measured (`docs/speculator.md`, "The order of a chain, learned from the habit"): AgentDojo travel
+95 → 103 saved turns for 90 → 87 detours (5-fold cross-validation over its train tasks: 150 / 404
+→ 168 / 392); every τ² domain, solo telecom included, and the other suites make the same lookups.
 """
 
 from __future__ import annotations
