@@ -11,15 +11,15 @@ car types, scored again after "companies, reviews", fell from 0.45 to 0.01 (agen
 reviews straight after the listing seldom list types afterwards); the next-step speculator,
 taking types first, made both.
 
-`keep` order (served) makes the best score first unless another read that clears θ, one the
-habit puts ahead of it (p(t | h) above the best's), keeps more of the others above θ when it is
-made first than the best does (each scored one step ahead, its binding as it is). Two reads never
-go ahead: a repeat of a tool this decision's chain already looked up (its habit counts the
-chain's lookups as the agent's own steps, and would walk a customer's lines or a Slack
-workspace's channels one lookup after another), and a read whose tool another candidate's binding drew a
-value from (made first, its result may move that binding, which the look-ahead
-cannot see). `score` order is Algorithm 1's best score first (the ablation's `score_order`);
-`habit` order makes the habit's likeliest first whatever it drops or feeds (`habit_order`).
+`keep` order (served) makes the best score first unless another read that clears θ, one the habit
+puts ahead of it (p(t | h) above the best's), keeps more of the others above θ when it is made
+first than the best does (each scored one step ahead, its binding as it is). Two reads never go
+ahead: a repeat of a tool this decision's chain already looked up (its habit counts the chain's
+lookups as the agent's own steps, and would walk a customer's lines or a Slack workspace's channels
+one lookup after another), and a read whose tool another candidate's binding drew a value from
+(made first, its result may move that binding, which the look-ahead cannot see). `score` order is
+Algorithm 1's best score first (the ablation's `score_order`); `habit` order makes the habit's
+likeliest first whatever it drops or feeds (`habit_order`).
 Measured (`docs/speculator.md`, "The order of a chain, learned from the habit"): AgentDojo travel
 95 → 103 saved turns for 90 → 87 detours (5-fold cross-validation over its train tasks: 150 / 404
 → 168 / 392); every τ² domain, solo telecom included, and the other suites make the same lookups.
@@ -80,10 +80,11 @@ def keeping_first(cleared: Sequence[W], still_clears: Callable[[W, W], bool], ha
     binding draws on its tool; it goes first when it keeps more of the others than the best does.
     """
     first = cleared[0]
+    first_p = habit.get(first.tool, 0.0)  # type: ignore[attr-defined]
     best, best_kept = first, -1
     for cand in cleared:
-        if cand is not first and (cand.tool in chained  # type: ignore[attr-defined]
-                                  or habit.get(cand.tool, 0.0) <= habit.get(first.tool, 0.0)  # type: ignore[attr-defined]
+        tool = cand.tool  # type: ignore[attr-defined]
+        if cand is not first and (tool in chained or habit.get(tool, 0.0) <= first_p
                                   or feeds_another(cand, cleared)):
             continue
         kept = sum(1 for other in cleared if other is not cand and still_clears(cand, other))
