@@ -32,6 +32,12 @@ def replay(corpus: Corpus, app: str, name: str, flows: VariantFlows, strict: boo
     return replay_each(assignments_for(corpus, app, v, flows), options)
 
 
+def load_corpus(sessions: Path) -> Corpus:
+    """Every session under `sessions`, split as the bench splits them."""
+    loaded = load_for_verb([sessions])
+    return Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+
+
 def lookups_by_episode(result: ReplayResult) -> dict[str, list[str]]:
     out: dict[str, list[str]] = defaultdict(list)
     for r in result.lookup_rows:
@@ -50,8 +56,7 @@ def main() -> None:
     parser.add_argument("--strict-stand-ins", action="store_true")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    loaded = load_for_verb([args.sessions])
-    corpus = Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+    corpus = load_corpus(args.sessions)
     flows = VariantFlows()
     a, b = (replay(corpus, args.app, n, flows, args.strict_stand_ins) for n in (args.a, args.b))
     rows_b = {r.session_id: r for r in b.episode_rows}

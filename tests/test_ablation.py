@@ -11,6 +11,7 @@ from stretto_core.learn.bindings.model import BindingOptions
 from stretto_core.serve.engine import Engine
 from stretto_core.cli import app
 from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.serve.chain_order import SCORE_ORDER, Ordered
 from stretto_core.evaluate.measure.ablation import ablate_domain, render_ablation
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.sessions.splits import save_split_file
@@ -39,7 +40,8 @@ def test_the_simple_variants_rho_is_the_pooled_laplace_rate_of_the_tables_suppor
     c = small_corpus()
     flow = learn_for(c.on("train", "shop"), variant("simple"))
     model = model_for(flow, variant("simple"))
-    assert isinstance(model, PooledRho) and model.runtime.alpha == 1.0
+    assert isinstance(model, Ordered) and model.chain_order == SCORE_ORDER  # Algorithm 1's order
+    assert isinstance(model.model, PooledRho) and model.model.runtime.alpha == 1.0
     lookup = flow.table.lookups["get_user"]
     assert lookup.kind == "bound" and list(lookup.args) == ["user_id"]
     k = sum(s[0] for s in lookup.args["user_id"].support.values())

@@ -4,21 +4,25 @@ The note has to say what each part of §2.4 is worth, so each variant here remov
 learned flow and keeps the rest:
 
     full        the flow as learned: α and the reach's α at their posterior medians, ρ per mention
-                class, the reach held back by the user's words (`learn/intent.py`)
+                class, the reach held back by the user's words (`learn/intent.py`), served in `keep`
+                order (`serve/chain_order.py`)
     alpha1      α = 1 for the habit and the reach instead of their posterior medians (the back-off's
                 concentrations not learned)
     no_classes  every pick scored by its argument's pooled rate ρ̄ = (K + 1) / (N + 2) over the
                 lookup's own order (`ArgTable.support`), ignoring the mention classes
                 (mentioned, named_other, described_read) and the per-site ρ
-    simple      alpha1 and no_classes together, no result features, no intent: the simpler speculator
+    simple      alpha1 and no_classes together, no result features, no intent, Algorithm 1's order
+                (best score first): the simpler speculator
     no_intent   the reach as counted over the tool state, whatever the user said
     features    learned with result features (`learn(..., features=True)`)
     newest      no look-back: a source draws on the newest result holding its tool only (the
                 paper's rule), learned and served so (`BindingOptions(look_back=1)`)
     no_align    no record alignment when serving: a further argument of a call is picked on its
                 own instead of from the lead's record (`BindingOptions(align=False)`; ρ as learned)
-    habit_order the full flow, of the reads that clear θ the habit's next made first instead of
-                the best score (`serve/chain_order.py`), measured, not served by default
+    score_order the full flow, of the reads that clear θ the best score made first (Algorithm 1's
+                order) instead of the served `keep` order (`serve/chain_order.py`)
+    habit_order the full flow, of the reads that clear θ the habit's next made first whatever it
+                drops or feeds, measured, not served
     next        the next-step rule p·ρ (`policy="next"`), for reference
 
 `no_classes` wraps the real `bind`: the same arguments are bound, only ρ is replaced, so the
@@ -33,7 +37,7 @@ from typing import Any, Callable, Sequence
 from stretto_core.errors import StrettoError
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
 from stretto_core.flow.ir import Flow, learn
-from stretto_core.serve.chain_order import HabitOrdered
+from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, Ordered
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.state import ToolState
@@ -52,20 +56,22 @@ class Variant:
     align: bool = True
     intent: bool = True
     policy: str = "use"
-    habit_order: bool = False
+    chain_order: str | None = None
+    """The order of a chain (`serve/chain_order.py`); None: the served order."""
 
 
 VARIANTS: tuple[Variant, ...] = (
     Variant("full", "full (use before write)"),
     Variant("alpha1", "α = 1", alpha_one=True),
     Variant("no_classes", "no mention classes", pooled_rho=True),
-    Variant("simple", "simple (α = 1, no classes, no features, no intent)", alpha_one=True, pooled_rho=True,
-            intent=False),
+    Variant("simple", "simple (α = 1, no classes, no features, no intent, best score first)", alpha_one=True,
+            pooled_rho=True, intent=False, chain_order=SCORE_ORDER),
     Variant("no_intent", "no intent (reach whatever the user said)", intent=False),
     Variant("features", "with result features", features=True),
     Variant("newest", "no look-back (newest result only)", lookback=False),
     Variant("no_align", "no record alignment (serving)", align=False),
-    Variant("habit_order", "habit's next read first", habit_order=True),
+    Variant("score_order", "best score first (Algorithm 1's order)", chain_order=SCORE_ORDER),
+    Variant("habit_order", "habit's next read first", chain_order=HABIT_ORDER),
     Variant("next", "next-step rule", policy="next"),
 )
 BY_NAME = {v.name: v for v in VARIANTS}
@@ -134,11 +140,11 @@ def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
     return learn(list(sessions), features=True if v.features else None, binding_options=options_of(v))
 
 
-def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | HabitOrdered:
+def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | Ordered:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
     runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent)
     model: FlowRuntime | PooledRho = PooledRho(runtime) if v.pooled_rho else runtime
-    return HabitOrdered(model) if v.habit_order else model
+    return model if v.chain_order is None else Ordered(model, v.chain_order)
 
 
 class VariantFlows:
@@ -152,7 +158,7 @@ class VariantFlows:
         self._flows: dict[tuple[bool, bool, tuple[str, ...]], Flow] = {}
         self._default = default
 
-    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho | HabitOrdered:
+    def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho | Ordered:
         key = (v.features, v.lookback, tuple(sorted(s.session_id for s in sessions)))
         if key not in self._flows:
             learns_as_default = not v.features and v.lookback

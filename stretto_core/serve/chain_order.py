@@ -1,4 +1,4 @@
-"""Which of the reads that clear θ to make first: the best score (served), or the habit's next (measured).
+"""Which of the reads that clear θ to make first: served, `keep` order; measured, the best score or the habit's.
 
 Proposition 3 makes every read with q ≥ θ worth making; the order among them matters only through
 what the speculator conditions on afterwards. Algorithm 1 appends each lookup to the history as
@@ -11,23 +11,32 @@ car types, scored again after "companies, reviews", fell from 0.45 to 0.01 (agen
 reviews straight after the listing seldom list types afterwards); the next-step speculator,
 taking types first, made both.
 
-`habit` order makes first, among the reads that clear θ, the one with the largest next-step
-probability p(t | h) (ties to the larger q), so the chain stays on the agent's likeliest path;
-the set of reads that clear θ at each decision is unchanged. It is not served by default: a model
-opts in with `chain_order = "habit"` (the ablation's `habit_order` variant). Measured
-(`docs/speculator.md`, "Travel: the order of a chain"): AgentDojo travel 95 → 103 saved turns,
-detours 90 → 87 (5-fold cross-validation over travel's train tasks: 176 → 192 saved, 303 → 301
-detours), τ² retail, airline and AgentDojo banking, slack, workspace the same lookups, but solo
-telecom 72 → 76 saved for 138 → 178 detours: there the habit walks a customer's lines one
-`get_details_by_id` after another, lookups used a quarter of the time.
+`keep` order (served) makes the best score first unless another read that clears θ, one the habit
+puts ahead of it (p(t | h) above the best's), keeps more of the others above θ when it is made
+first than the best does (each scored one step ahead, its binding as it is). Two reads never go
+ahead: a repeat of a tool this decision's chain already looked up (its habit counts the chain's
+lookups as the agent's own steps, and would walk a customer's lines or a Slack workspace's channels
+one lookup after another), and a read whose tool another candidate's binding drew a value from
+(made first, its result may move that binding, which the look-ahead cannot see). `score` order is
+Algorithm 1's best score first (the ablation's `score_order`); `habit` order makes the habit's
+likeliest first whatever it drops or feeds (`habit_order`).
+Measured (`docs/speculator.md`, "The order of a chain, learned from the habit"): AgentDojo travel
+95 → 103 saved turns for 90 → 87 detours (5-fold cross-validation over its train tasks: 150 / 404
+→ 168 / 392); every τ² domain, solo telecom included, and the other suites make the same lookups.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence, TypeVar
+from typing import Callable, Collection, Mapping, Sequence, TypeVar
+
+from stretto_core.learn.bindings.model import split_source
 
 SCORE_ORDER = "score"
 HABIT_ORDER = "habit"
+KEEP_ORDER = "keep"
+ORDERS = (KEEP_ORDER, SCORE_ORDER, HABIT_ORDER)
+SERVED_ORDER = KEEP_ORDER
+"""The order a model is served in unless it says otherwise (its `chain_order`)."""
 
 W = TypeVar("W")
 
@@ -47,14 +56,48 @@ def habit_first(cleared: Sequence[W], habit: Mapping[str, float]) -> W:
     return best
 
 
-class HabitOrdered:
-    """A `FlowModel` served with `habit` order, everything else the wrapped model's."""
+class Ordered:
+    """A `FlowModel` served in `order` (one of `ORDERS`), everything else the wrapped model's."""
 
-    chain_order = HABIT_ORDER
-
-    def __init__(self, model: object) -> None:
+    def __init__(self, model: object, order: str) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"chain order must be one of {', '.join(ORDERS)}, not {order!r}")
         self.model = model
+        self.chain_order = order
         self.manifest = model.manifest  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:  # reach, read_tools, next_step, bind, threshold, flow, ...
         return getattr(self.model, name)
+
+
+def keeping_first(cleared: Sequence[W], still_clears: Callable[[W, W], bool], habit: Mapping[str, float],
+                  chained: Collection[str] = ()) -> W:
+    """Of the candidates that clear θ (best score first), the one that goes first in `keep` order.
+
+    `still_clears(first, other)`: whether `other` still clears θ scored after `first` is made.
+    A candidate other than the best may go first only when the habit puts it ahead of the best,
+    its tool is not in `chained` (this decision's lookups so far) and no other candidate's
+    binding draws on its tool; it goes first when it keeps more of the others than the best does.
+    """
+    first = cleared[0]
+    first_p = habit.get(first.tool, 0.0)  # type: ignore[attr-defined]
+    best, best_kept = first, -1
+    for cand in cleared:
+        tool = cand.tool  # type: ignore[attr-defined]
+        if cand is not first and (tool in chained or habit.get(tool, 0.0) <= first_p
+                                  or feeds_another(cand, cleared)):
+            continue
+        kept = sum(1 for other in cleared if other is not cand and still_clears(cand, other))
+        if kept > best_kept:
+            best, best_kept = cand, kept
+    return best
+
+
+def feeds_another(cand: W, cleared: Sequence[W]) -> bool:
+    """Whether another candidate's binding drew a value from a result of `cand`'s tool: then making
+    `cand` first may move that binding (the next line of a customer's, not the one the agent
+    reads), which the look-ahead, holding the others' bindings as they are, cannot see."""
+    tool = cand.tool  # type: ignore[attr-defined]
+    return any(split_source(src)[0] == tool for other in cleared if other is not cand
+               for src in other.sources)  # type: ignore[attr-defined]
+

@@ -140,6 +140,8 @@ class EngineSession:
     site: str = START_SITE
     lookups_this_call: int = 0
     lookups_total: int = 0
+    chain: set[str] = field(default_factory=set)
+    """The tools looked up since the agent's latest result (this decision's chain, `keep` order)."""
     _counter: int = 0
     _pending_reply: bool = False
     user_call_ids: set[str] = field(default_factory=set)
@@ -203,6 +205,7 @@ class EngineSession:
                 self._step(model.step_symbol(event.tool, event.error, event.content, event.parsed))
                 self.site = site_of(event.tool, event.error)
                 self.lookups_this_call = 0
+                self.chain.clear()
             elif self.served:
                 self.user_call_ids.discard(event.call_id)
         elif isinstance(event, Lookup):
@@ -244,7 +247,7 @@ class EngineSession:
             return None
         started = time.perf_counter()
         decision = decide(self.model, self.guard, self.state, self.history, self.site,
-                          cfg.theta, cfg.policy)
+                          cfg.theta, cfg.policy, self.chain)
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
             del self.decide_seconds[:-KEPT_TIMINGS]
@@ -257,7 +260,8 @@ class EngineSession:
         if not self.note_refusals or not self.has_authority:
             return
         cfg = self.engine.config
-        decision = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy)
+        decision = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy,
+                          self.chain)
         if decision is not None and self.guard.permits(decision.tool):
             self.refusals.append(Refusal(tool=decision.tool, reason=reason, detail=detail))
 
@@ -290,6 +294,7 @@ class EngineSession:
         self.state.observe_result(call_id, tool, content, parsed, error, by_agent=True, arguments=arguments)
         self._step(self.engine.model.step_symbol(tool, error, content, parsed))
         self.site = site_of(tool, error)  # the agent would have made this read itself
+        self.chain.add(tool)
 
     def run_lookups(self, after_call_id: str | None, call_tool: CallTool,
                     limits: Limits | None = None) -> list[Lookup]:

@@ -5,7 +5,7 @@ A candidate read c = (t, a) scores q_c ≈ r(t | h) · ρ(a | t, x): the probabi
 calls tool t before its next write (the reach), times the chance that the bound arguments are
 the ones it would pass. Proposition 3 makes every read with q_c ≥ θ worth making, each on its
 own, so the speculator makes the best one, conditions on its result, and asks again, until no
-candidate clears θ or a budget runs out (`serve/chain_order.py`: the order among them, measured).
+candidate clears θ or a budget runs out (`serve/chain_order.py`: which of them goes first).
 
 The next-step rule (`policy="next"`) scores only the likeliest next read under the habit,
 p(t | h) · ρ, as speculative-action systems do; it is kept for comparison.
@@ -18,9 +18,10 @@ contract, and the operator's allowlist (when set) names it (`Guard`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Collection, Iterable, Protocol, Sequence
 
-from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, habit_first
+from stretto_core.serve.chain_order import HABIT_ORDER, KEEP_ORDER, SERVED_ORDER, habit_first, keeping_first
+from stretto_core.learn.bindings.model import site_name
 from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
 
@@ -227,19 +228,35 @@ def _neg(name: str) -> tuple[int, ...]:
 
 
 def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-           theta: float = DEFAULT_THETA, policy: str = "use") -> Decision | None:
-    """The one read to make now (the best whose score clears θ; with a model whose `chain_order`
-    is `habit`, the one of those the habit puts next), or None to hand back."""
-    theta = model.threshold(site, theta)
+           theta: float = DEFAULT_THETA, policy: str = "use", chained: Collection[str] = ()) -> Decision | None:
+    """The one read to make now, or None to hand back: of the reads whose score clears θ, the one
+    the model's `chain_order` puts first (`serve/chain_order.py`; served: `keep`, whose look-ahead
+    never moves ahead a tool in `chained`, the tools this decision's chain already looked up)."""
+    default_theta, theta = theta, model.threshold(site, theta)
     weighed = weigh(model, guard, state, history, site, policy, floor=theta)
     if not weighed or weighed[0].score < theta:
         return None
     best = weighed[0]
-    if getattr(model, "chain_order", SCORE_ORDER) == HABIT_ORDER:
+    order = getattr(model, "chain_order", SERVED_ORDER)
+    if order in (HABIT_ORDER, KEEP_ORDER) and len(weighed) > 1 and weighed[1].score >= theta:
         cleared = [w for w in weighed if w.score >= theta]
-        best = habit_first(cleared, model.next_step(history)) if len(cleared) > 1 else best
+        if order == HABIT_ORDER:
+            best = habit_first(cleared, model.next_step(history))
+        elif order == KEEP_ORDER:
+            best = keeping_first(cleared, lambda first, other: _clears_after(
+                model, state, history, first, other, default_theta), model.next_step(history),
+                chained)
     return Decision(best.tool, best.arguments, best.score, best.reach, best.binding, site, policy,
                     best.sources)
+
+
+def _clears_after(model: FlowModel, state: ToolState, history: Sequence[str], first: Weighed, other: Weighed,
+                  default_theta: float) -> bool:
+    """Whether `other` still clears θ scored after `first` is made (taken as succeeding), its
+    binding's ρ as it is now: the one step of look-ahead the `keep` order asks."""
+    after = site_name(first.tool, False)
+    then = [*history, model.step_symbol(first.tool, False, "", None)]
+    return reach_of(model, then, other.tool, state, after) * other.binding >= model.threshold(after, default_theta)
 
 
 def permitted_reads(guard: Guard, tools: Iterable[str]) -> list[str]:

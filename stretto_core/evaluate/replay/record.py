@@ -22,7 +22,9 @@ result would not have held, and then answer a call by luck. `strict=True` rules 
 lookup that took an argument value from a stand-in of another call (the newest result holding
 the value) is a detour too. It is off by default, as in the paper: on τ²-bench it makes a record
 replay save less than an environment replay in every episode, but it also drops lookups whose
-value the real result held as well (most of those it drops).
+value the real result held as well (most of those it drops). In AgentDojo's environments it is
+right once and wrong once (travel: one stand-in-bound save the environment does not make, one it
+does; `benchmarks/variant_env.py`, docs/speculator.md).
 
 So each saving is a call the agent really made, answered with the result it really got, and
 detours are a lower bound (a stand-in starts fewer chains of lookups than a real result would).
