@@ -25,6 +25,7 @@ from typing import Any
 
 from stretto_core.learn.bindings.compile import DEFAULT_ORDER
 from stretto_core.learn.bindings.model import PLAIN, Binding, BindingTable, LookupTable, split_source
+from stretto_core.learn.bindings.named import bucket_of
 from stretto_core.learn.bindings.pick import free_pick, pool_of
 from stretto_core.learn.bindings.records import element_of_pick, list_candidates, list_key, value_in_element
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -41,6 +42,7 @@ class _ArgPlan:
     orders: dict[str, list[tuple[str, str, str]]]
     rho: dict[str, dict[str, float]]
     site_factor: dict[str, float]
+    class_lift: dict[str, dict[str, float]]
 
 
 @dataclass
@@ -89,6 +91,9 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: boo
         rho *= rho_table[cls] * arg.site_factor.get(site, 1.0)
         if i == 0:
             mention, anchor = cls, new_anchor
+            lifts = arg.class_lift.get(src)
+            if lifts:
+                rho = min(1.0, rho * lifts.get(bucket_of(cls), 1.0))
     if state.already_made(tool, arguments):
         return None
     return Binding(arguments, rho, sources, mention, tool)
@@ -142,5 +147,5 @@ def _plan(lookup: LookupTable) -> _Plan:
                   for key, order in {DEFAULT_ORDER: at.sources, **at.site_orders}.items()}
         rho = dict(at.rho)
         rho.update({"aligned:" + k: v for k, v in at.rho_aligned.items()})
-        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor))
+        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor, at.class_lift))
     return _Plan("bound", 1.0, args)

@@ -111,6 +111,16 @@ def flush_sources(state: ToolState) -> None:
         _flush(sources)
 
 
+def current_fresh(state: ToolState, tool: str) -> list[tuple[str, str, str, str]]:
+    """(source key, path, pick's key, its mention class) of each fresh pick of the tool's current
+    pool (`bindings_named`)."""
+    if not pool_of(state, tool):
+        return []
+    sources = _current(state, tool)
+    return [(sources.keys[i], sources.paths[i], pick[0], pick[1]) for i, pick in enumerate(sources.fresh)
+            if pick is not None]
+
+
 def _current(state: ToolState, tool: str) -> Sources:
     """The sources of the tool's current pool, named as of now (the superseded ones flushed)."""
     pool = pool_of(state, tool)
