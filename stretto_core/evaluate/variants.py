@@ -106,9 +106,6 @@ def pooled_rho(lookup: LookupTable) -> float:
 class PooledRho:
     """A `FlowModel` that binds as the runtime does but scores every pick by the pooled rate."""
 
-    named_siblings = False
-    """The classes ignored, a named record's read is scored as any other (`serve/siblings.py`)."""
-
     def __init__(self, runtime: FlowRuntime) -> None:
         self.runtime = runtime
         self.manifest = runtime.manifest

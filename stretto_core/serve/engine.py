@@ -243,7 +243,7 @@ class EngineSession:
             return None
         started = time.perf_counter()
         decision = decide(self.model, self.guard, self.state, self.history, self.site,
-                          cfg.theta, cfg.policy, chain=self.lookups_this_call)
+                          cfg.theta, cfg.policy)
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
             del self.decide_seconds[:-KEPT_TIMINGS]
@@ -256,8 +256,7 @@ class EngineSession:
         if not self.note_refusals or not self.has_authority:
             return
         cfg = self.engine.config
-        decision = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy,
-                          chain=self.lookups_this_call)
+        decision = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy)
         if decision is not None and self.guard.permits(decision.tool):
             self.refusals.append(Refusal(tool=decision.tool, reason=reason, detail=detail))
 

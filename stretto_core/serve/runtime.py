@@ -5,7 +5,6 @@ each decision then only looks up cached tables, so deciding stays well under a m
 """
 
 from __future__ import annotations
-import os
 
 from typing import Any, Sequence
 
@@ -43,9 +42,6 @@ class FlowRuntime:
         """The paths of each tool's results a binding reads: what a served session indexes."""
         self.intent = IntentLifts(flow.intent_table) if intent and flow.intent_table is not None else None
         """The reach's lift given the user's words (`learn/intent.py`); None: the reach as counted."""
-        self.named_siblings = os.environ.get("SIBS", "1") == "1"
-        """A named record's read after this decision's own read of another is scored at the history
-        before it (`serve/siblings.py`)."""
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""

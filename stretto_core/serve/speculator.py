@@ -20,9 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
-from stretto_core.learn.bindings.model import MENTIONED, PLAIN
 from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, habit_first
-from stretto_core.serve.siblings import sibling_history
 from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
 
@@ -187,11 +185,8 @@ class Weighed:
 
 
 def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-          policy: str = "use", floor: float = 0.0, chain: int = 0) -> list[Weighed]:
-    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it.
-
-    `chain`: how many of the history's newest steps are this decision's own lookups (a named
-    record's read after one of them is scored as its sibling, `serve/siblings.py`)."""
+          policy: str = "use", floor: float = 0.0) -> list[Weighed]:
+    """Score every permitted read that binds, best first; `floor` skips reads that cannot reach it."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
     out: list[Weighed] = []
@@ -200,14 +195,11 @@ def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[st
             if not guard.permits(tool):
                 continue
             r = reach_of(model, history, tool, state, site)
-            r_named = sibling_reach(model, history, chain, tool, state, site, r)
-            if max(r, r_named) < floor:
+            if r < floor:
                 continue
             b = model.bind(tool, state, site)
             if b is None:
                 continue
-            if getattr(b, "mention", PLAIN) == MENTIONED:
-                r = r_named
             out.append(Weighed(tool, b.arguments, r * b.rho, r, b.rho, list(b.sources)))
     else:
         probs = model.next_step(history)
@@ -223,16 +215,6 @@ def weigh(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[st
     return out
 
 
-def sibling_reach(model: FlowModel, history: Sequence[str], chain: int, tool: str, state: ToolState, site: str,
-                  reach: float) -> float:
-    """The reach of a named record's read at the history before this decision's own lookups of
-    its tool (`serve/siblings.py`); `reach` where none is to be taken away or the model names none."""
-    if not chain or not getattr(model, "named_siblings", False):
-        return reach
-    earlier = sibling_history(history, chain, tool)
-    return reach if earlier is history else reach_of(model, earlier, tool, state, site)
-
-
 def reach_of(model: FlowModel, history: Sequence[str], tool: str, state: ToolState, site: str) -> float:
     """r(t | h), given what the user said when the model knows how (`FlowRuntime.reach_given`)."""
     given = getattr(model, "reach_given", None)
@@ -245,11 +227,11 @@ def _neg(name: str) -> tuple[int, ...]:
 
 
 def decide(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str], site: str,
-           theta: float = DEFAULT_THETA, policy: str = "use", chain: int = 0) -> Decision | None:
+           theta: float = DEFAULT_THETA, policy: str = "use") -> Decision | None:
     """The one read to make now (the best whose score clears θ; with a model whose `chain_order`
-    is `habit`, the one of those the habit puts next), or None to hand back. `chain`: as `weigh`."""
+    is `habit`, the one of those the habit puts next), or None to hand back."""
     theta = model.threshold(site, theta)
-    weighed = weigh(model, guard, state, history, site, policy, floor=theta, chain=chain)
+    weighed = weigh(model, guard, state, history, site, policy, floor=theta)
     if not weighed or weighed[0].score < theta:
         return None
     best = weighed[0]
@@ -284,7 +266,7 @@ class Candidate:
 
 
 def weigh_all(model: FlowModel, guard: Guard, state: ToolState, history: Sequence[str],
-              site: str, chain: int = 0) -> list[Candidate]:
+              site: str) -> list[Candidate]:
     """Every permitted read that binds now, scored both ways (for calibration and sweeps)."""
     probs = model.next_step(history)
     out: list[Candidate] = []
@@ -294,8 +276,6 @@ def weigh_all(model: FlowModel, guard: Guard, state: ToolState, history: Sequenc
         b = model.bind(tool, state, site)
         if b is None:
             continue
-        r = reach_of(model, history, tool, state, site)
-        if getattr(b, "mention", PLAIN) == MENTIONED:
-            r = sibling_reach(model, history, chain, tool, state, site, r)
-        out.append(Candidate(tool, b.arguments, r, probs.get(tool, 0.0), b.rho))
+        out.append(Candidate(tool, b.arguments, reach_of(model, history, tool, state, site), probs.get(tool, 0.0),
+                             b.rho))
     return out

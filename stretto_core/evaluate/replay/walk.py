@@ -261,8 +261,7 @@ class Walk:
         """Every permitted read that binds now, with both scores and whether the agent makes it."""
         engine, session = self.engine, self.session
         out = []
-        for c in weigh_all(session.model, session.guard, session.state, session.history, session.site,
-                            session.lookups_this_call):
+        for c in weigh_all(session.model, session.guard, session.state, session.history, session.site):
             key = call_key(c.tool, c.arguments)
             used = self.unclaimed_reachable(key, index) is not None
             out.append(Candidate(self.decisions, response, c.tool, key, session.site, c.reach,
