@@ -28,10 +28,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from stretto_core.learn.bindings.mention import list_prefix
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
 from stretto_core.learn.bindings.pick import free_pick, pool_of
-from stretto_core.learn.bindings.sources import current_fresh
+from stretto_core.learn.bindings.sources import list_source_picks
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult
 from stretto_core.sessions.state import ToolState
@@ -82,9 +81,7 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
     for (tool, arg), keys in state.passed_by_arg.items():
         passed.setdefault(tool, []).append((arg, keys))
     for source_tool in state.ok_results:
-        for key, path, pick, mention in current_fresh(state, source_tool):
-            if list_prefix(path) is None:
-                continue
+        for key, path, pick, mention in list_source_picks(state, source_tool):
             _bump(counts.decisions, key)
             named = {tool: True for tool in called}
             if mention != PLAIN:
