@@ -11,7 +11,8 @@ value at its source's path unless the tool already had that list; a constant is 
 is. No value for some argument, or a call already made since the last write or in flight: None.
 
 ρ is the product over arguments of each one's ρ for its pick's class times the argument's factor
-at the site (`bindings_compile`); the binding's `mention` is the lead's class.
+at the site (`bindings_compile`), the lead's times the lift of its source for whether the user
+named the pick (`bindings_named`, kept at most 1); the binding's `mention` is the lead's class.
 
 Speed: the table is turned once into a plan per tool (sources split, orders per site resolved),
 and every view of a result the picks need (normalized values, mention flags, record words) is

@@ -55,6 +55,10 @@ the chance the lead is the agent's, times each other's chance given a right lead
 the argument that maximizes that product at ρ̄. List arguments use list evidence (a pick agrees
 when the sets are equal) and the class `plain`.
 
+The lead's class lift (`bindings_named`): per source of its orders, how much more (or less)
+often the agent called the tool at all where the user had named the pick, from the decisions
+counted in `BindingCounts.named`.
+
 Constants (opt-in, paper App. D): an argument is passed as a constant when every call that
 passed it passed one value, in at least `MIN_CONSTANT_CALLS` calls and at least
 `MIN_CONSTANT_SHARE` of the lookup's calls, no earlier result ever held it, and it was never a
