@@ -12,7 +12,7 @@ is. No value for some argument, or a call already made since the last write or i
 
 ρ is the product over arguments of each one's ρ for its pick's class times the argument's factor
 at the site (`bindings_compile`), the lead's times the lift of its source for whether the user
-named the pick (`bindings_named`, kept at most 1); the binding's `mention` is the lead's class.
+named the pick (`bindings_named`, at most 1); the binding's `mention` is the lead's class.
 
 Speed: the table is turned once into a plan per tool (sources split, orders per site resolved),
 and every view of a result the picks need (normalized values, mention flags, record words) is
@@ -94,7 +94,7 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: boo
             mention, anchor = cls, new_anchor
             lifts = arg.class_lift.get(src)
             if lifts:
-                rho = min(1.0, rho * lifts.get(bucket_of(cls), 1.0))
+                rho *= lifts.get(bucket_of(cls), 1.0)
     if state.already_made(tool, arguments):
         return None
     return Binding(arguments, rho, sources, mention, tool)
