@@ -10,7 +10,8 @@ learned flow and keeps the rest:
                 concentrations not learned)
     no_classes  every pick scored by its argument's pooled rate ρ̄ = (K + 1) / (N + 2) over the
                 lookup's own order (`ArgTable.support`), ignoring the mention classes
-                (mentioned, named_other, described_read) and the per-site ρ
+                (mentioned, named_other, described_read), the per-site ρ and the class lift
+                (`learn/bindings/named.py`)
     simple      alpha1 and no_classes together, no result features, no intent, Algorithm 1's order
                 (best score first): the simpler speculator
     no_intent   the reach as counted over the tool state, whatever the user said

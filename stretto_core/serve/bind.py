@@ -11,7 +11,8 @@ value at its source's path unless the tool already had that list; a constant is 
 is. No value for some argument, or a call already made since the last write or in flight: None.
 
 ρ is the product over arguments of each one's ρ for its pick's class times the argument's factor
-at the site (`bindings_compile`); the binding's `mention` is the lead's class.
+at the site (`bindings_compile`), the lead's times the lift of its source for whether the user
+named the pick (`bindings_named`, at most 1); the binding's `mention` is the lead's class.
 
 Speed: the table is turned once into a plan per tool (sources split, orders per site resolved),
 and every view of a result the picks need (normalized values, mention flags, record words) is
@@ -25,6 +26,7 @@ from typing import Any
 
 from stretto_core.learn.bindings.compile import DEFAULT_ORDER
 from stretto_core.learn.bindings.model import PLAIN, Binding, BindingTable, LookupTable, split_source
+from stretto_core.learn.bindings.named import bucket_of
 from stretto_core.learn.bindings.pick import free_pick, pool_of
 from stretto_core.learn.bindings.records import element_of_pick, list_candidates, list_key, value_in_element
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -41,6 +43,7 @@ class _ArgPlan:
     orders: dict[str, list[tuple[str, str, str]]]
     rho: dict[str, dict[str, float]]
     site_factor: dict[str, float]
+    class_lift: dict[str, dict[str, float]]
 
 
 @dataclass
@@ -89,6 +92,9 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: boo
         rho *= rho_table[cls] * arg.site_factor.get(site, 1.0)
         if i == 0:
             mention, anchor = cls, new_anchor
+            lifts = arg.class_lift.get(src)
+            if lifts:
+                rho *= lifts.get(bucket_of(cls), 1.0)
     if state.already_made(tool, arguments):
         return None
     return Binding(arguments, rho, sources, mention, tool)
@@ -142,5 +148,5 @@ def _plan(lookup: LookupTable) -> _Plan:
                   for key, order in {DEFAULT_ORDER: at.sources, **at.site_orders}.items()}
         rho = dict(at.rho)
         rho.update({"aligned:" + k: v for k, v in at.rho_aligned.items()})
-        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor))
+        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor, at.class_lift))
     return _Plan("bound", 1.0, args)

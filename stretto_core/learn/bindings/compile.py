@@ -55,6 +55,10 @@ the chance the lead is the agent's, times each other's chance given a right lead
 the argument that maximizes that product at ρ̄. List arguments use list evidence (a pick agrees
 when the sets are equal) and the class `plain`.
 
+The lead's class lift (`bindings_named`): per source of its orders, how much more (or less)
+often the agent called the tool at all where the user had named the pick, from the decisions
+counted in `BindingCounts.named`.
+
 Constants (opt-in, paper App. D): an argument is passed as a constant when every call that
 passed it passed one value, in at least `MIN_CONSTANT_CALLS` calls and at least
 `MIN_CONSTANT_SHARE` of the lookup's calls, no earlier result ever held it, and it was never a
@@ -68,7 +72,8 @@ import json
 from typing import Any
 
 from stretto_core.learn.bindings.model import (ALIGNED, CLASSES, FREE, PLAIN, ArgCounts, ArgTable,
-                                         BindingCounts, BindingTable, LookupCounts, LookupTable)
+                                         BindingCounts, BindingTable, LookupCounts, LookupTable, NamedCounts)
+from stretto_core.learn.bindings.named import class_lifts
 from stretto_core.sessions.manifest import REQUIRED_SHARE
 
 MIN_SOURCE_FOUND = 2.0
@@ -104,11 +109,11 @@ DEFAULT_ORDER = "*"
 
 def compile_table(counts: BindingCounts, constants: bool) -> BindingTable:
     """The binding table of merged counts; deterministic in the counts."""
-    return BindingTable(lookups={tool: _lookup(counts.lookups[tool], constants)
+    return BindingTable(lookups={tool: _lookup(counts.lookups[tool], constants, tool, counts.named)
                                  for tool in sorted(counts.lookups)})
 
 
-def _lookup(counts: LookupCounts, constants: bool) -> LookupTable:
+def _lookup(counts: LookupCounts, constants: bool, tool: str = "", named: NamedCounts | None = None) -> LookupTable:
     calls = counts.calls
     required = sorted(a for a, c in counts.args.items() if calls > 0 and c.calls >= REQUIRED_SHARE * calls)
     fixed = {a: c for a, c in sorted(counts.args.items()) if constants and _is_constant(c, calls)}
@@ -129,7 +134,12 @@ def _lookup(counts: LookupCounts, constants: bool) -> LookupTable:
                               rho={DEFAULT_ORDER: {PLAIN: (c.calls + 1.0) / (calls + 2.0)}})
     if missing:
         return LookupTable(kind="unbound", args=args, reason="no source for " + ", ".join(missing), **base)
-    return LookupTable(kind="bound", args=args, lead=_lead(args, bound), **base)
+    lead = _lead(args, bound)
+    if lead is not None and named is not None and args[lead].mode == "value":
+        lead_table = args[lead]
+        lead_table.class_lift = class_lifts(named, tool, [s for o in (lead_table.sources, *lead_table.site_orders.values())
+                                                          for s in o])
+    return LookupTable(kind="bound", args=args, lead=lead, **base)
 
 
 def _is_constant(c: ArgCounts, calls: float) -> bool:

@@ -32,8 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from stretto_core.sessions.state import LOOK_BACK
 
-BINDINGS_FORMAT_VERSION = 1
-"""Readers refuse any other version of the counts or the table."""
+BINDINGS_FORMAT_VERSION = 2
+"""Readers refuse any other version of the counts or the table; version 1 (before `named` and
+`class_lift`) reads as it is, with every class lift 1."""
 
 START_SITE = "start"
 """The site of a call made before any tool result."""
@@ -211,16 +212,52 @@ class BindingOptions:
 DEFAULT_OPTIONS = BindingOptions()
 
 
+class NamedCounts(_Model):
+    """Decisions by whether the user had named a record of a list source (`bindings_named`).
+
+    Counted at every result of the agent's own calls (a decision), per list source whose pool
+    had a candidate: `decisions` and `named` (of those, the user had named one of its candidates,
+    its fresh pick `mentioned`), per read tool `named_passed`, and per read tool the agent called
+    before its next write, `called` and `called_named`."""
+
+    decisions: dict[str, float] = Field(default_factory=dict)
+    """Source -> decisions at which it had a candidate."""
+    named: dict[str, float] = Field(default_factory=dict)
+    """Source -> of those, decisions at which the user had named one of its candidates."""
+    named_passed: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Read tool -> source -> of the `named` decisions, those at which the named pick had already
+    been passed to the tool (for an argument): for that tool they count by its own open pick."""
+    passed_named: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Read tool -> source -> of the `named_passed` decisions, those at which the tool's own open
+    pick there (`free_pick`) was named as well: for that tool they count as named."""
+    called: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Read tool -> source -> decisions after which the agent called the tool before its next write."""
+    called_named: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Read tool -> source -> of those, the decisions at which the tool's pick there was named (its
+    fresh pick, or where that was passed to it, its own open pick)."""
+
+    def add(self, other: "NamedCounts", w: float) -> None:
+        _add_map(self.decisions, other.decisions, w)
+        _add_map(self.named, other.named, w)
+        _add_nested(self.named_passed, other.named_passed, w)
+        _add_nested(self.passed_named, other.passed_named, w)
+        _add_nested(self.called, other.called, w)
+        _add_nested(self.called_named, other.called_named, w)
+
+
 class BindingCounts(_Model):
     """Everything bindings learn from sessions: additive counts per read tool."""
 
-    stretto_binding_counts: Literal[1] = BINDINGS_FORMAT_VERSION
+    stretto_binding_counts: Literal[1, 2] = BINDINGS_FORMAT_VERSION
+    """Version 2 added `named`; a version-1 file reads with none (every class lift 1)."""
     constants: bool = False
     """Learn constants at compile (opt-in, paper App. D). The evidence is counted either way."""
     user_words: str | None = None
     """The user's words were a source when counting (`BindingOptions.user_words`); serve so too."""
     sessions: float = 0.0
     lookups: dict[str, LookupCounts] = Field(default_factory=dict)
+    named: NamedCounts = Field(default_factory=NamedCounts)
+    """Decisions by whether the user had named a candidate of a list source, and the reads after them."""
 
     def lookup(self, tool: str) -> LookupCounts:
         found = self.lookups.get(tool)
@@ -237,6 +274,7 @@ class BindingCounts(_Model):
         self.user_words = self.user_words or other.user_words
         for tool, counts in other.lookups.items():
             self.lookup(tool).add(counts, weight)
+        self.named.add(other.named, weight)
 
     def merged(self, other: "BindingCounts", weight: float = 1.0) -> "BindingCounts":
         """These counts plus `weight` times `other` (a power prior when weight < 1); a new object."""
@@ -284,6 +322,9 @@ class ArgTable(_Model):
     """ρ̄ of the lookup's own order, pooled over classes: (K + 1) / (N + 2)."""
     pooled_aligned: float = 1.0
     """The same for aligned picks."""
+    class_lift: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Source -> bucket (`named`, `unnamed`) -> the lift of the lookup's chance of being made at
+    all when the user had (or had not) named a candidate there (`bindings_named`); the lead only."""
 
 
 class LookupTable(_Model):
@@ -303,7 +344,8 @@ class LookupTable(_Model):
 class BindingTable(_Model):
     """The compiled bindings: per read tool, where each argument comes from and its ρ."""
 
-    stretto_bindings: Literal[1] = BINDINGS_FORMAT_VERSION
+    stretto_bindings: Literal[1, 2] = BINDINGS_FORMAT_VERSION
+    """Version 2 added `ArgTable.class_lift`; a version-1 table reads with none."""
     lookups: dict[str, LookupTable] = Field(default_factory=dict)
     _plans: dict[str, Any] = PrivateAttr(default_factory=dict)
 

@@ -26,7 +26,8 @@ from typing import Sequence
 from stretto_core.learn.bindings.mention import (LIST_MARK, candidates, clearest, keys_at, list_prefix, named_view,
                                                  written)
 from stretto_core.learn.bindings.model import ALIGNED, FREE, MENTIONED, PLAIN, ArgCounts, source_key
-from stretto_core.learn.bindings.pick import Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, pool_of, renamed
+from stretto_core.learn.bindings.pick import (Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, holders,
+                                             pool_of, renamed)
 from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.values import ValueIndex
@@ -109,6 +110,38 @@ def flush_sources(state: ToolState) -> None:
     """Count every tally's fresh picks in bulk (at the end of a session)."""
     for sources in state.views.get("sources", {}).values():
         _flush(sources)
+
+
+def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, str]]:
+    """(source key, path, fresh pick's key, its mention class) at each list path of the tool's current
+    pool with a candidate (`bindings_named`). A path the user cannot have named a candidate at
+    (`_maybe_named`) is plain, its pick the newest holder's first candidate; the others are picked
+    as `fresh_pick` does. Kept in the state's views while the pool and the user's words stand."""
+    pool = pool_of(state, tool)
+    if not pool:
+        return []
+    tag = ("list-picks", tool)
+    ident = (pool[0].position, len(pool), state.user_version)
+    got = state.views.get(tag)
+    if got is not None and got[0] == ident:
+        return got[1]
+    maybe = _maybe_named(state, pool)
+    out: list[tuple[str, str, str, str]] = []
+    state.views[tag] = (ident, out)
+    for path in source_paths(pool):
+        if not list_prefix(path):
+            continue
+        key = source_key(tool, path)
+        if maybe is not None and path not in maybe:
+            newest = next(e for e in pool if path in e.index.by_path)
+            cands = candidates(newest, path)
+            if cands is not None and cands.keyed:
+                out.append((key, path, cands.keys[cands.keyed[0]], PLAIN))
+            continue
+        pick = fresh_pick(state, pool, path, holders(state, pool, path))
+        if pick is not None:
+            out.append((key, path, pick.key, pick.mention))
+    return out
 
 
 def _current(state: ToolState, tool: str) -> Sources:

@@ -1,0 +1,137 @@
+"""Whether the user named a record of a list: how it moves the chance a lookup is made at all.
+
+ρ is the chance a pick is the agent's value given that the agent calls the tool; the reach
+r(t | h) the chance it calls the tool, counted over the tool state. Whether the user had named a
+record of the list the pick comes from moves the second, which the reach cannot see: in τ²
+retail, after an order, the agents read a product when the customer named an item (to exchange
+or change it) and seldom when the customer named none, where the reach sees one rate. Over
+5-fold cross-validation on the train tasks the lookups of an order's product scored 0.34 where
+nothing was named and were used 10% of the time, and scored 0.37 where the user named the item
+and were used 50% of the time.
+
+Counted (`count_decision`), at every result of the agent's own calls, per list source (a path
+with `[*]`) whose pool had a candidate: decisions n(s), and n_named(s) of those at which the
+user had named a candidate there (its fresh pick is `mentioned`, `bindings_pick`); per read tool
+t the agent called before its next write, k(t, s) and k_named(t, s). Where t was already passed
+the named pick (the agent read that record), the decision is named for t only when t's own open
+pick there is named too (`named_passed`, `passed_named`): a served pick is always open. Derived
+(`class_lifts`), per bucket b (named, unnamed), the rate at which t was called shrunk to the
+source's rate p = k / n with a prior of `PRIOR_DECISIONS` decisions, over that rate:
+
+    lift_b(t, s) = ((k_b + A p) / (n_b + A)) / p.
+
+Only lifts below 1 are kept: the lift holds a pick back, never raises it. Raised too, the named
+product lookups of τ² retail outrank reads the tool state is surer of and clear θ more often
+than they are used: in 5-fold cross-validation over retail's train tasks 161 saved turns for 81
+detours both ways against 157 for 63 held back only (the speculator before: 159 for 81), on the
+shared test split 209 for 71 against 201 for 48 (before: 202 for 70).
+
+Served (`bindings_bind`), the lead argument's ρ is multiplied by the lift of its pick's source
+and bucket (`mentioned`: named; any other class: unnamed, `bucket_of`). Variants that pool ρ
+over the classes (`no_classes`, `simple`) do without it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
+from stretto_core.learn.bindings.pick import free_pick, pool_of
+from stretto_core.learn.bindings.sources import list_source_picks
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult
+from stretto_core.sessions.state import ToolState
+
+PRIOR_DECISIONS = 40.0
+"""The source's rate weighs this many decisions in a bucket's shrunk rate (the paper's prior for
+recalibrating a site's score on the agents' own lookups, Appendix B)."""
+
+MIN_LIFT_CHANGE = 0.01
+"""A bucket's lift is kept when it lowers the rate by at least this much."""
+
+NAMED, UNNAMED = "named", "unnamed"
+"""The buckets: the user had named a candidate of the source, or had not."""
+
+def bucket_of(mention: str) -> str:
+    """The bucket a pick of this class is served with: a served pick is open, so `mentioned` is
+    named and open; `named_other` (the named record was read already, or lies elsewhere), `plain`
+    and `described_read` are the rest."""
+    return NAMED if mention == MENTIONED else UNNAMED
+
+
+def reads_before_write(session: Session, manifest: ToolManifest, user_calls: set[str]) -> dict[str, frozenset[str]]:
+    """Call id of each of the agent's results -> the reads it called after it, before its next write."""
+    timeline: list[tuple[bool, str]] = []  # (a call, its tool) or (a result, its call id)
+    for event in session.events:
+        if isinstance(event, LLMTurn):
+            timeline.extend((True, c.tool) for c in event.calls)
+        elif isinstance(event, ToolResult) and event.call_id not in user_calls:
+            timeline.append((False, event.call_id))
+    later: frozenset[str] = frozenset()
+    out: dict[str, frozenset[str]] = {}
+    for is_call, name in reversed(timeline):
+        if not is_call:
+            out.setdefault(name, later)
+        elif manifest.ends_reach(name):
+            later = frozenset()
+        elif manifest.is_read(name) and name not in later:
+            later = later | {name}
+    return out
+
+
+def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str]) -> None:
+    """Add one decision: each list source with a candidate, its fresh pick named or not, and the
+    reads called after it; for a read already passed the named fresh pick, whether its own open
+    pick there is named (module docstring)."""
+    called = tuple(called)
+    passed: dict[str, list[tuple[str, set[str] | frozenset[str]]]] = {}
+    for (tool, arg), keys in state.passed_by_arg.items():
+        passed.setdefault(tool, []).append((arg, keys))
+    for source_tool in state.ok_results:
+        for key, path, pick, mention in list_source_picks(state, source_tool):
+            _bump(counts.decisions, key)
+            named = {tool: True for tool in called}
+            if mention != PLAIN:
+                _bump(counts.named, key)
+                for tool, args in passed.items():
+                    arg = next((a for a, keys in args if pick in keys), None)
+                    if arg is None:
+                        continue
+                    _bump(counts.named_passed.setdefault(tool, {}), key)
+                    own = free_pick(state, tool, arg, pool_of(state, source_tool), path)
+                    open_named = own is not None and own.mention == MENTIONED
+                    if open_named:
+                        _bump(counts.passed_named.setdefault(tool, {}), key)
+                    if tool in named:
+                        named[tool] = open_named
+            for tool in called:
+                _bump(counts.called.setdefault(tool, {}), key)
+                if mention != PLAIN and named[tool]:
+                    _bump(counts.called_named.setdefault(tool, {}), key)
+
+
+def _bump(row: dict[str, float], key: str) -> None:
+    row[key] = row.get(key, 0.0) + 1.0
+
+
+def class_lifts(counts: NamedCounts, tool: str, sources: Iterable[str]) -> dict[str, dict[str, float]]:
+    """Source -> bucket -> lift, for the sources of one lookup's orders (module docstring)."""
+    out: dict[str, dict[str, float]] = {}
+    called = counts.called.get(tool, {})
+    called_named = counts.called_named.get(tool, {})
+    for src in sorted(set(sources)):
+        n, k = counts.decisions.get(src, 0.0), called.get(src, 0.0)
+        if n <= 0 or k <= 0:
+            continue
+        rate = k / n
+        n1 = (counts.named.get(src, 0.0) - counts.named_passed.get(tool, {}).get(src, 0.0)
+              + counts.passed_named.get(tool, {}).get(src, 0.0))
+        k1 = called_named.get(src, 0.0)
+        lifts = {}
+        for bucket, (kb, nb) in ((NAMED, (k1, n1)), (UNNAMED, (k - k1, n - n1))):
+            lift = ((kb + PRIOR_DECISIONS * rate) / (nb + PRIOR_DECISIONS)) / rate
+            if lift <= 1.0 - MIN_LIFT_CHANGE:  # only ever held back (module docstring)
+                lifts[bucket] = lift
+        if lifts:
+            out[src] = lifts
+    return out
