@@ -4,33 +4,36 @@
 wrote, or a value whose record holds a word they wrote), or None. Learning asks it of every
 source path of every result of every pool, again each time the user speaks, and most of its
 cost was asking, path by path. `named_table` gives the same answers for a whole result in one
-pass, from what the user wrote of it:
+pass over its source paths (`eligible_path`: the only paths learning asks about), from what
+the user wrote of it:
 
     a value written   for each value k the user wrote, each path holding k (`ValueIndex.paths`)
     a record word     for each list the result holds whose elements hold a word the user
                       wrote (`element_hits`), each path under that list: its candidates in
                       those elements (`_keys_by_element`)
 
-then keeps, per path, the candidates among them (as `named_view` flags them). A path absent
-from the table is one where `named_view` is None; a test holds the two equal on real sessions.
+then keeps, per path, the candidates among them (as `named_view` flags them). A source path
+absent from the table is one where `named_view` is None; a test holds the two equal on real
+sessions.
 """
 
 from __future__ import annotations
 
 from stretto_core.learn.bindings.mention import _keys_by_element, candidates, element_hits, written
+from stretto_core.learn.bindings.pick import eligible_path
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.values import ValueIndex
 
 NamedTable = dict[str, frozenset[str]]
-"""Path -> the keys of the candidates there the user named (only paths where some are)."""
+"""Source path -> the keys of the candidates there the user named (only paths where some are)."""
 
 _EMPTY: NamedTable = {}
 
 
 def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
-    """Path -> `named_view(state, entry, path).keys`, for every path where that is not None
-    (do not modify); None for an index that is not a whole `ValueIndex` (a served one).
+    """Source path -> `named_view(state, entry, path).keys`, for every source path where that is
+    not None (do not modify); None for an index that is not a whole `ValueIndex` (a served one).
 
     Cached on the entry per `user_version` (the user's words are all it depends on besides the
     result)."""
@@ -55,6 +58,8 @@ def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
     found: dict[str, set[str]] = {}
     for key in said:  # the values written, where they are held
         for path in index.paths.get(key, ()):
+            if not eligible_path(path):
+                continue
             cands = candidates(entry, path)
             if cands is not None and key in cands.first:
                 got = found.get(path)
@@ -86,15 +91,15 @@ def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
 
 
 def lists_of(entry: ResultEntry) -> dict[str, list[str]]:
-    """List prefix -> the paths of the result whose values lie in that list's elements (its
-    `list_prefix`), in the index's order (cached with its index)."""
+    """List prefix -> the source paths of the result whose values lie in that list's elements
+    (its `list_prefix`), in the index's order (cached with its index)."""
     views = entry.index_views
     got = views.get("lists")
     if got is None:
         got = {}
         for path in entry.index.by_path:
             prefix = list_prefix(path)
-            if prefix is not None:
+            if prefix is not None and eligible_path(path):
                 got.setdefault(prefix, []).append(path)
         views["lists"] = got
     return got
