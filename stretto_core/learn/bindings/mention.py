@@ -23,7 +23,7 @@ want it), then to the newest result and document order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -159,16 +159,25 @@ def written(state: ToolState, entry: ResultEntry) -> set[str]:
     return _said(state, entry)[1]
 
 
-def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
+def written_among(state: ToolState, entry: ResultEntry, keys: Iterable[str], tag: str) -> set[str]:
+    """`written` of some of the entry's values only, `keys` (the same for every call with this
+    `tag`, under which it is cached): `written(state, entry) & set(keys)`, asking the user's text
+    about those alone."""
+    return _said(state, entry, keys, tag)[1]
+
+
+def _said(state: ToolState, entry: ResultEntry, keys: Iterable[str] | None = None,
+          tag: str = "said") -> tuple[int, set[str]]:
     """(messages read, `written`), brought up to date with the messages since (cached on the
-    entry: messages are only ever appended)."""
+    entry: messages are only ever appended); of `keys` only, when given (see `written_among`)."""
     user = state.user
     count = user.count
-    got = entry.cache.get("said")
+    got = entry.cache.get(tag)
     if got is not None and got[0] == count:
         return got
     seen, found = (0, _NO_KEYS) if got is None else got
-    keys = index_keys(entry.index)
+    if keys is None:
+        keys = index_keys(entry.index)
     if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
         new = user.holding(keys, MIN_WRITTEN)
     else:
@@ -182,7 +191,7 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
         if found is _NO_KEYS:
             found = set()
         found.update(new)  # type: ignore[attr-defined]
-    got = entry.cache["said"] = (count, found)
+    got = entry.cache[tag] = (count, found)
     return got
 
 
@@ -346,13 +355,15 @@ def mention_flags(state: ToolState, entry: ResultEntry, path: str) -> list[bool]
 
 
 def clearest(state: ToolState, pool: list[ResultEntry], path: str,
-             open_: list[tuple[ResultEntry, list[int]]]) -> tuple[ResultEntry, int] | None:
-    """Among open candidates (per result of the pool), the one the user named most clearly."""
+             open_: list[tuple[ResultEntry, list[int]]],
+             views: list[Named | None] | None = None) -> tuple[ResultEntry, int] | None:
+    """Among open candidates (per result of the pool), the one the user named most clearly.
+    `views`: each open result's `named_view` at the path, when the caller has them."""
     if not state.user_version:
         return None
     named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
-    for entry, indexes in open_:
-        view = named_view(state, entry, path)
+    for at, (entry, indexes) in enumerate(open_):
+        view = named_view(state, entry, path) if views is None else views[at]
         if view is None:
             continue
         found = namings(state, entry, path)

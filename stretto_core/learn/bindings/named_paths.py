@@ -12,6 +12,7 @@ the user wrote of it:
                       wrote (`element_hits`), each path under that list: its candidates in
                       those elements (`_keys_by_element`)
 
+(the user's text is asked only about the values that can be named there: `nameable_keys`),
 then keeps, per path, the candidates among them (as `named_view` flags them). A source path
 absent from the table is one where `named_view` is None; a test holds the two equal on real
 sessions.
@@ -19,7 +20,7 @@ sessions.
 
 from __future__ import annotations
 
-from stretto_core.learn.bindings.mention import _keys_by_element, candidates, element_hits, written
+from stretto_core.learn.bindings.mention import LIST_MARK, Named, _keys_by_element, candidates, element_hits, written_among
 from stretto_core.learn.bindings.pick import eligible_path
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -51,7 +52,7 @@ def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
 
 
 def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
-    said = written(state, entry)
+    said = written_among(state, entry, nameable_keys(entry), "said nameable")
     if not said:
         return _EMPTY
     index = entry.index
@@ -90,6 +91,19 @@ def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
     return table or _EMPTY
 
 
+def nameable_keys(entry: ResultEntry) -> list[str]:
+    """The values of the result the table can name: those held at a source path (as a value
+    written) or at a path in a list (a record word, or a value `element_hits` looks for under a
+    list): of τ² retail's product listings, keyed by variant id, a handful of over a hundred
+    (cached with its index)."""
+    views = entry.index_views
+    got = views.get("nameable keys")
+    if got is None:
+        got = views["nameable keys"] = [key for key, paths in entry.index.paths.items()
+                                        if any(LIST_MARK in p or eligible_path(p) for p in paths)]
+    return got
+
+
 def lists_of(entry: ResultEntry) -> dict[str, list[str]]:
     """List prefix -> the source paths of the result whose values lie in that list's elements
     (its `list_prefix`), in the index's order (cached with its index)."""
@@ -103,3 +117,11 @@ def lists_of(entry: ResultEntry) -> dict[str, list[str]]:
                 got.setdefault(prefix, []).append(path)
         views["lists"] = got
     return got
+
+
+def view_of(entry: ResultEntry, path: str, keys: frozenset[str]) -> Named:
+    """`named_view` at a path of the table, from its keys there (the candidates flagged in order)."""
+    cands = candidates(entry, path)
+    assert cands is not None
+    flags = [k in keys for k in cands.keys]
+    return Named(flags, [i for i, flag in enumerate(flags) if flag], keys)
