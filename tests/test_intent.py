@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bindings_sessions import SHOP, Script, user_record
-from shared_data import full_data, published_data
+from shared_data import full_data
 
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.scripted.episodes import load_episodes
@@ -150,30 +150,3 @@ def test_the_pattern_property_saw_texts_with_words_and_without() -> None:
     if not _FOUND:  # run alone: exercise it here
         test_the_words_found_by_one_pattern_are_the_words_found_by_splitting()
     assert any(_FOUND) and not all(_FOUND)
-
-
-@published_data
-def test_a_sessions_word_counts_added_at_once_are_those_added_run_by_run(tmp_path, monkeypatch) -> None:
-    """At weight 1 `add_runs` adds each word's decisions once, summed over the runs since it was
-    said: the same counts, to the float, as adding them run by run (on real τ² sessions with
-    several runs, and words first said in a later run)."""
-    from stretto_core.learn import intent
-    from stretto_core.paths import data_root
-    from stretto_core.sessions.ingest import ingest_files
-    from stretto_core.sessions.store import load_sessions
-
-    ingest_files("tau2", [data_root() / "tau2/trajectories/retail"], tmp_path)
-    sessions = load_sessions([tmp_path])[:80]
-    manifest = sessions[0].header.manifest
-    at_once = count_sessions(sessions, manifest)
-    exercised = {"runs": 0, "said later": 0}
-
-    def run_by_run(counts, runs, weight=1.0):
-        exercised["runs"] += len(runs) > 1
-        exercised["said later"] += any(words - runs[0][0] for words, _ in runs)
-        for words, run in runs:
-            intent.add_run(counts, words, run, weight)
-
-    monkeypatch.setattr(intent, "add_runs", run_by_run)
-    assert count_sessions(sessions, manifest).model_dump() == at_once.model_dump()
-    assert exercised["runs"] > 20 and exercised["said later"] > 20, exercised

@@ -177,18 +177,31 @@ def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str
 def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest, weight: float = 1.0) -> None:
     """Add one session's decisions to `counts`.
 
-    Per-word counts are added per run of decisions with the same words said (`add_runs`), not
-    once per decision: a session's user says a few hundred words and makes tens of decisions
-    between two messages."""
+    Per-word counts are added once per run of decisions with the same words said (weight times
+    the run's decisions at a site, and at a site with a tool used), not once per decision: a
+    session's user says a few hundred words and makes tens of decisions between two messages."""
     seen: set[str] = set()
     sites: set[str] = set()
     run_words: frozenset[str] = frozenset()
-    run: Run = {}
-    runs: list[tuple[frozenset[str], Run]] = []
+    run: dict[str, list] = {}  # site -> [decisions, {tool: decisions it was used after}] in this run
+
+    def add_run() -> None:
+        if not run_words:
+            return
+        for site, (n, tools) in run.items():
+            said = counts.said.setdefault(site, {})
+            for word in run_words:
+                said[word] = said.get(word, 0.0) + weight * n
+            if tools:
+                said_used = counts.said_used.setdefault(site, {})
+                for tool, k in tools.items():
+                    row = said_used.setdefault(tool, {})
+                    for word in run_words:
+                        row[word] = row.get(word, 0.0) + weight * k
+
     for site, words, reads in decisions_of(session, manifest):
         if words is not run_words:
-            if run:
-                runs.append((run_words, run))
+            add_run()
             run_words, run = words, {}
             seen |= words
         sites.add(site)
@@ -200,9 +213,7 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
         here[0] += 1
         for tool in reads:
             here[1][tool] = here[1].get(tool, 0) + 1
-    if run:
-        runs.append((run_words, run))
-    add_runs(counts, runs, weight)
+    add_run()
     for word in seen:
         counts.sessions[word] = counts.sessions.get(word, 0.0) + weight
     task = session.header.task_id or session.session_id
@@ -211,66 +222,6 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
         if task not in tasks:
             tasks.append(task)
             tasks.sort()
-
-
-Run = dict[str, list]
-"""Site -> [decisions, {tool: decisions it was used after}] in one run of decisions."""
-
-
-def add_runs(counts: IntentCounts, runs: list[tuple[frozenset[str], Run]], weight: float = 1.0) -> None:
-    """n(s, w) and m(s, t, w) of one session's runs of decisions, in order, each with the words
-    said so far (every run's a superset of the one before: words are only ever added).
-
-    At weight 1 each word's counts are added once, summed over the runs since it was first said
-    (walking the runs backwards, the totals from each on): whole numbers, so the same floats as
-    adding run by run (`add_run`), which any other weight does."""
-    if weight != 1.0:
-        for words, run in runs:
-            add_run(counts, words, run, weight)
-        return
-    runs = [(words, run) for words, run in runs if words]
-    first_said: list[frozenset[str]] = []
-    before: frozenset[str] = frozenset()
-    for words, _run in runs:
-        first_said.append(words - before)
-        before = words
-    decided: dict[str, int] = {}
-    used: dict[str, dict[str, int]] = {}
-    for (_words, run), new in zip(reversed(runs), reversed(first_said)):
-        for site, (n, tools) in run.items():
-            decided[site] = decided.get(site, 0) + n
-            if tools:
-                row = used.setdefault(site, {})
-                for tool, k in tools.items():
-                    row[tool] = row.get(tool, 0) + k
-        if not new:
-            continue
-        for site, n in decided.items():
-            said = counts.said.setdefault(site, {})
-            for word in new:
-                said[word] = said.get(word, 0.0) + n
-        for site, tools in used.items():
-            said_used = counts.said_used.setdefault(site, {})
-            for tool, k in tools.items():
-                row = said_used.setdefault(tool, {})
-                for word in new:
-                    row[word] = row.get(word, 0.0) + k
-
-
-def add_run(counts: IntentCounts, words: frozenset[str], run: Run, weight: float) -> None:
-    """n(s, w) and m(s, t, w) of one run of decisions with `words` said, at `weight`."""
-    if not words:
-        return
-    for site, (n, tools) in run.items():
-        said = counts.said.setdefault(site, {})
-        for word in words:
-            said[word] = said.get(word, 0.0) + weight * n
-        if tools:
-            said_used = counts.said_used.setdefault(site, {})
-            for tool, k in tools.items():
-                row = said_used.setdefault(tool, {})
-                for word in words:
-                    row[word] = row.get(word, 0.0) + weight * k
 
 
 def derive_table(counts: IntentCounts) -> IntentTable:
