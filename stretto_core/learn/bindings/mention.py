@@ -244,8 +244,11 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
     return hits
 
 
-def namings(state: ToolState, entry: ResultEntry, path: str) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
-    """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote."""
+def namings(state: ToolState, entry: ResultEntry, path: str,
+            said: set[str] | None = None) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
+    """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote.
+    `said`: the candidates' keys the user wrote, when the caller has them (any set that holds a
+    candidate's key exactly when `written` does)."""
     tag = ("n", path)
     version = state.user_version
     cached = entry.cache.get(tag)
@@ -257,7 +260,8 @@ def namings(state: ToolState, entry: ResultEntry, path: str) -> list[tuple[tuple
     hits = element_hits(state, entry, prefix) if prefix is not None and state.user_version else {}
     where = addresses(entry, path) if hits else {}
     depth = prefix.count(LIST_MARK) if prefix else 0
-    said = written(state, entry) if state.user_version else ()
+    if said is None:
+        said = written(state, entry) if state.user_version else set()
     for key in keys:
         direct = _latest(state, key, whole=False) if key in said and len(key) >= 3 else None
         words: dict[str, tuple[int, int]] = {}
@@ -356,9 +360,11 @@ def mention_flags(state: ToolState, entry: ResultEntry, path: str) -> list[bool]
 
 def clearest(state: ToolState, pool: list[ResultEntry], path: str,
              open_: list[tuple[ResultEntry, list[int]]],
-             views: list[Named | None] | None = None) -> tuple[ResultEntry, int] | None:
+             views: list[Named | None] | None = None,
+             saids: list[set[str]] | None = None) -> tuple[ResultEntry, int] | None:
     """Among open candidates (per result of the pool), the one the user named most clearly.
-    `views`: each open result's `named_view` at the path, when the caller has them."""
+    `views`: each open result's `named_view` at the path, and `saids` its `namings`' `said`,
+    when the caller has them."""
     if not state.user_version:
         return None
     named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
@@ -366,7 +372,7 @@ def clearest(state: ToolState, pool: list[ResultEntry], path: str,
         view = named_view(state, entry, path) if views is None else views[at]
         if view is None:
             continue
-        found = namings(state, entry, path)
+        found = namings(state, entry, path, None if saids is None else saids[at])
         flags = view.flags
         for i in (view.named if len(indexes) == len(flags) else indexes):  # every candidate open, or some
             if flags[i]:

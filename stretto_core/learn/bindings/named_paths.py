@@ -34,11 +34,13 @@ _EMPTY: NamedTable = {}
 
 def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
     """Source path -> `named_view(state, entry, path).keys`, for every source path where that is
-    not None (do not modify); None for an index that is not a whole `ValueIndex` (a served one).
+    not None (do not modify); None in a served state (its index is focused, and the oldest of
+    what the user said may be dropped: `named_view` answers there) or for an index that is not a
+    whole `ValueIndex`.
 
     Cached on the entry per `user_version` (the user's words are all it depends on besides the
     result)."""
-    if type(entry.index) is not ValueIndex:
+    if state.served or type(entry.index) is not ValueIndex:
         return None
     version = state.user_version
     if not version:
@@ -52,7 +54,7 @@ def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
 
 
 def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
-    said = written_among(state, entry, nameable_keys(entry), "said nameable")
+    said = said_nameable(state, entry)
     if not said:
         return _EMPTY
     index = entry.index
@@ -99,9 +101,16 @@ def nameable_keys(entry: ResultEntry) -> list[str]:
     views = entry.index_views
     got = views.get("nameable keys")
     if got is None:
-        got = views["nameable keys"] = [key for key, paths in entry.index.paths.items()
-                                        if any(LIST_MARK in p or eligible_path(p) for p in paths)]
+        index = entry.index
+        kept = {p for p in index.by_path if LIST_MARK in p or eligible_path(p)}
+        got = views["nameable keys"] = [key for key, paths in index.paths.items() if any(map(kept.__contains__, paths))]
     return got
+
+
+def said_nameable(state: ToolState, entry: ResultEntry) -> set[str]:
+    """The nameable values of the result the user wrote (`written` of `nameable_keys`): at a
+    source path, the same as `written` (do not modify)."""
+    return written_among(state, entry, nameable_keys(entry), "said nameable")
 
 
 def lists_of(entry: ResultEntry) -> dict[str, list[str]]:
