@@ -26,7 +26,7 @@ counted as if independent, as the habit's are.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stretto_core.learn.alpha import AlphaPosterior, alphas_of, log_alpha_grid, log_prior, posterior_summary
 from stretto_core.learn.counts import Counts
@@ -85,48 +85,12 @@ def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
             mean[known] = prev_pred[np.asarray(parents)[known]]
         mean = np.clip(mean, EDGE, 1.0 - EDGE)
         a, b = alphas * mean, alphas * (1.0 - mean)
-        # Each lgamma of a row depends on one or two of its numbers and its parent alone: it is
-        # computed once per distinct input (`_lgamma_rows`), the same floats as row by row.
-        lg = _lgamma_rows(gammaln, np, parents)
-        terms = (gammaln(alphas) - lg(n_rows, None, lambda x, _: x + alphas) + lg(m_rows, a, _plus)
-                 - lg(None, a, _alone) + lg([t - s for t, s in zip(n_rows, m_rows)], b, _plus) - lg(None, b, _alone))
+        terms = (gammaln(alphas) - gammaln(n + alphas) + gammaln(m + a) - gammaln(a)
+                 + gammaln(n - m + b) - gammaln(b))
         out += terms[np.asarray(rows, dtype=np.intp)].sum(axis=0)
         prev_pred = (m + a) / (n + alphas)
         prev_index = index
     return out
-
-
-def _plus(x: "np.ndarray", y: "np.ndarray") -> "np.ndarray":
-    return x + y
-
-
-def _alone(_x: "np.ndarray", y: "np.ndarray") -> "np.ndarray":
-    return y
-
-
-def _lgamma_rows(gammaln: Any, np: Any, parents: list[int]) -> Any:
-    """lg(numbers, per_row, make): gammaln of make(number, per_row row) for every row, where a
-    row's input depends on its number (None: none) and, when `per_row` is given, on its parent
-    (rows of one parent have the same `per_row` row, as the mean they are made of): evaluated
-    once for each distinct (number, parent), then gathered row by row (the same floats)."""
-
-    def lg(numbers: list[float] | None, per_row: "np.ndarray | None", make: Any) -> "np.ndarray":
-        keys = [((x if numbers is not None else None), (p if per_row is not None else None))
-                for x, p in zip(numbers if numbers is not None else parents, parents)]
-        first: dict[tuple[Any, Any], int] = {}
-        picks: list[int] = []
-        rows: list[int] = []
-        for i, key in enumerate(keys):
-            at = first.setdefault(key, len(rows))
-            if at == len(rows):
-                rows.append(i)
-            picks.append(at)
-        chosen = np.asarray(rows, dtype=np.intp)
-        x = np.asarray(numbers if numbers is not None else [0.0] * len(parents), dtype=float)[chosen][:, None]
-        values = gammaln(make(x, per_row[chosen] if per_row is not None else None))
-        return values[np.asarray(picks, dtype=np.intp)]
-
-    return lg
 
 
 def reach_alpha_posterior(counts: Counts, vocab_size: int,
