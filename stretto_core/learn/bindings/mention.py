@@ -23,7 +23,7 @@ want it), then to the newest result and document order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -159,25 +159,16 @@ def written(state: ToolState, entry: ResultEntry) -> set[str]:
     return _said(state, entry)[1]
 
 
-def written_among(state: ToolState, entry: ResultEntry, keys: Iterable[str], tag: str) -> set[str]:
-    """`written` of some of the entry's values only, `keys` (the same for every call with this
-    `tag`, under which it is cached): `written(state, entry) & set(keys)`, asking the user's text
-    about those alone."""
-    return _said(state, entry, keys, tag)[1]
-
-
-def _said(state: ToolState, entry: ResultEntry, keys: Iterable[str] | None = None,
-          tag: str = "said") -> tuple[int, set[str]]:
+def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     """(messages read, `written`), brought up to date with the messages since (cached on the
-    entry: messages are only ever appended); of `keys` only, when given (see `written_among`)."""
+    entry: messages are only ever appended)."""
     user = state.user
     count = user.count
-    got = entry.cache.get(tag)
+    got = entry.cache.get("said")
     if got is not None and got[0] == count:
         return got
     seen, found = (0, _NO_KEYS) if got is None else got
-    if keys is None:
-        keys = index_keys(entry.index)
+    keys = index_keys(entry.index)
     if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
         new = user.holding(keys, MIN_WRITTEN)
     else:
@@ -191,7 +182,7 @@ def _said(state: ToolState, entry: ResultEntry, keys: Iterable[str] | None = Non
         if found is _NO_KEYS:
             found = set()
         found.update(new)  # type: ignore[attr-defined]
-    got = entry.cache[tag] = (count, found)
+    got = entry.cache["said"] = (count, found)
     return got
 
 
@@ -244,11 +235,8 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
     return hits
 
 
-def namings(state: ToolState, entry: ResultEntry, path: str,
-            said: set[str] | None = None) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
-    """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote.
-    `said`: the candidates' keys the user wrote, when the caller has them (any set that holds a
-    candidate's key exactly when `written` does)."""
+def namings(state: ToolState, entry: ResultEntry, path: str) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
+    """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote."""
     tag = ("n", path)
     version = state.user_version
     cached = entry.cache.get(tag)
@@ -260,8 +248,7 @@ def namings(state: ToolState, entry: ResultEntry, path: str,
     hits = element_hits(state, entry, prefix) if prefix is not None and state.user_version else {}
     where = addresses(entry, path) if hits else {}
     depth = prefix.count(LIST_MARK) if prefix else 0
-    if said is None:
-        said = written(state, entry) if state.user_version else set()
+    said = written(state, entry) if state.user_version else ()
     for key in keys:
         direct = _latest(state, key, whole=False) if key in said and len(key) >= 3 else None
         words: dict[str, tuple[int, int]] = {}
@@ -360,11 +347,9 @@ def mention_flags(state: ToolState, entry: ResultEntry, path: str) -> list[bool]
 
 def clearest(state: ToolState, pool: list[ResultEntry], path: str,
              open_: list[tuple[ResultEntry, list[int]]],
-             views: list[Named | None] | None = None,
-             saids: list[set[str]] | None = None) -> tuple[ResultEntry, int] | None:
+             views: list[Named | None] | None = None) -> tuple[ResultEntry, int] | None:
     """Among open candidates (per result of the pool), the one the user named most clearly.
-    `views`: each open result's `named_view` at the path, and `saids` its `namings`' `said`,
-    when the caller has them."""
+    `views`: each open result's `named_view` at the path, when the caller has them."""
     if not state.user_version:
         return None
     named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
@@ -372,7 +357,7 @@ def clearest(state: ToolState, pool: list[ResultEntry], path: str,
         view = named_view(state, entry, path) if views is None else views[at]
         if view is None:
             continue
-        found = namings(state, entry, path, None if saids is None else saids[at])
+        found = namings(state, entry, path)
         flags = view.flags
         for i in (view.named if len(indexes) == len(flags) else indexes):  # every candidate open, or some
             if flags[i]:

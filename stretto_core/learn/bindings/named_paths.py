@@ -12,7 +12,6 @@ the user wrote of it:
                       wrote (`element_hits`), each path under that list: its candidates in
                       those elements (`_keys_by_element`)
 
-(the user's text is asked only about the values that can be named there: `nameable_keys`),
 then keeps, per path, the candidates among them (as `named_view` flags them). A source path
 absent from the table is one where `named_view` is None; a test holds the two equal on real
 sessions.
@@ -20,7 +19,7 @@ sessions.
 
 from __future__ import annotations
 
-from stretto_core.learn.bindings.mention import LIST_MARK, Named, _keys_by_element, candidates, element_hits, written_among
+from stretto_core.learn.bindings.mention import Named, _keys_by_element, candidates, element_hits, written
 from stretto_core.learn.bindings.pick import eligible_path
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -54,7 +53,7 @@ def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
 
 
 def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
-    said = said_nameable(state, entry)
+    said = written(state, entry)
     if not said:
         return _EMPTY
     index = entry.index
@@ -91,26 +90,6 @@ def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
         if flagged:
             table[path] = flagged
     return table or _EMPTY
-
-
-def nameable_keys(entry: ResultEntry) -> list[str]:
-    """The values of the result the table can name: those held at a source path (as a value
-    written) or at a path in a list (a record word, or a value `element_hits` looks for under a
-    list): of τ² retail's product listings, keyed by variant id, a handful of over a hundred
-    (cached with its index)."""
-    views = entry.index_views
-    got = views.get("nameable keys")
-    if got is None:
-        index = entry.index
-        kept = {p for p in index.by_path if LIST_MARK in p or eligible_path(p)}
-        got = views["nameable keys"] = [key for key, paths in index.paths.items() if any(map(kept.__contains__, paths))]
-    return got
-
-
-def said_nameable(state: ToolState, entry: ResultEntry) -> set[str]:
-    """The nameable values of the result the user wrote (`written` of `nameable_keys`): at a
-    source path, the same as `written` (do not modify)."""
-    return written_among(state, entry, nameable_keys(entry), "said nameable")
 
 
 def lists_of(entry: ResultEntry) -> dict[str, list[str]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from stretto_core.learn.bindings.mention import Named, candidates, clearest, keys_at, list_prefix, named_view
-from stretto_core.learn.bindings.named_paths import named_table, said_nameable, view_of
+from stretto_core.learn.bindings.named_paths import named_table, view_of
 from stretto_core.learn.bindings.model import ALIGNED, FREE, MENTIONED, PLAIN, ArgCounts, source_key
 from stretto_core.learn.bindings.pick import Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, pool_of, renamed
 from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
@@ -166,7 +166,6 @@ def _fresh(state: ToolState, sources: Sources, i: int) -> Fresh | None:
     newest = None
     open_: list[tuple[ResultEntry, Sequence[int]]] = []
     views: list[Named | None] = []
-    saids: list[set[str]] | None = []
     named: set[str] = set()
     for entry in pool:
         if path in entry.index.by_path:
@@ -182,10 +181,6 @@ def _fresh(state: ToolState, sources: Sources, i: int) -> Fresh | None:
             if keys is not None:
                 open_.append((entry, candidates(entry, path).keyed))
                 views.append(view if table is None else view_of(entry, path, keys))
-                if table is None:
-                    saids = None
-                elif saids is not None:  # at a source path, the values it can name are all it needs
-                    saids.append(said_nameable(state, entry))
                 named.update(keys)
     sources.named[i] = bool(open_)
     if not open_:
@@ -194,7 +189,7 @@ def _fresh(state: ToolState, sources: Sources, i: int) -> Fresh | None:
     named.discard("")
     if len(named) == 1:  # however clearly each was named, the pick is this value
         return named.pop(), MENTIONED
-    found = clearest(state, pool, path, open_, views, saids)
+    found = clearest(state, pool, path, open_, views)
     if found is None:  # only candidates without a key were named: the general rule decides
         pick = fresh_pick(state, pool, path, _holders_at(state, sources, i))
         return None if pick is None else (pick.key, pick.mention)
