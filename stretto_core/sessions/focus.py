@@ -139,9 +139,6 @@ class FocusedIndex(ValueIndex):
     the frozenset's order), else a frozenset."""
     all_keys: tuple[str, ...] = ()
     """Every key at the focus paths, each once."""
-    views: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
-    """Views of the result that depend on this index alone (candidates, addresses, record words):
-    kept here, so every session holding the same result (a shared index) shares them too."""
 
 
 class KeyishOnly:

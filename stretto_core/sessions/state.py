@@ -62,10 +62,12 @@ class ResultEntry:
     @property
     def index_views(self) -> dict[Any, Any]:
         """Scratch space for views of this result that depend on its values alone (not on the
-        user's words): a served result's index keeps them, shared with every session holding the
-        same result; otherwise this entry's own `cache`."""
+        user's words): its index keeps them (`ValueIndex.views`), shared with every state
+        holding the same result, learned or served; an index of another kind, this entry's own
+        `cache`."""
         index = self.index
-        if type(index) is FocusedIndex:
+        kind = type(index)
+        if kind is ValueIndex or kind is FocusedIndex:
             views = index.views
             if views is None:
                 views = index.views = {}

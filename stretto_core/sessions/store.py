@@ -96,7 +96,7 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
         raise InputError(str(p), f"cannot read: {exc.strerror or exc}") from exc
     with fh:
         for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
+            if not line or line.isspace():  # `not line.strip()`, without copying the line
                 continue
             if header is None:
                 header = _parse_header(p, lineno, line)

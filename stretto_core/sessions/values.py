@@ -239,6 +239,10 @@ class ValueIndex:
     """Path -> (address, value) of every value at it, in document order, repeats kept."""
     keys: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     """Path -> the normalized form of each of its `by_path` values (kept when they were indexed)."""
+    views: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
+    """Views of the result that depend on this index alone (candidates, addresses, record words,
+    `ResultEntry.index_views`): kept here, so every state holding the same result (an index
+    shared between sessions, `state._shared_index`) reads them once, not once a session."""
 
     def holds(self, value: Any) -> bool:
         key = normalize(value)

@@ -346,13 +346,15 @@ def mention_flags(state: ToolState, entry: ResultEntry, path: str) -> list[bool]
 
 
 def clearest(state: ToolState, pool: list[ResultEntry], path: str,
-             open_: list[tuple[ResultEntry, list[int]]]) -> tuple[ResultEntry, int] | None:
-    """Among open candidates (per result of the pool), the one the user named most clearly."""
+             open_: list[tuple[ResultEntry, list[int]]],
+             views: list[Named | None] | None = None) -> tuple[ResultEntry, int] | None:
+    """Among open candidates (per result of the pool), the one the user named most clearly.
+    `views`: each open result's `named_view` at the path, when the caller has them."""
     if not state.user_version:
         return None
     named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
-    for entry, indexes in open_:
-        view = named_view(state, entry, path)
+    for at, (entry, indexes) in enumerate(open_):
+        view = named_view(state, entry, path) if views is None else views[at]
         if view is None:
             continue
         found = namings(state, entry, path)

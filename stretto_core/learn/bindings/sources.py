@@ -23,14 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from stretto_core.learn.bindings.mention import (LIST_MARK, candidates, clearest, keys_at, list_prefix, named_view,
-                                                 written)
+from stretto_core.learn.bindings.mention import Named, candidates, clearest, keys_at, list_prefix, named_view
+from stretto_core.learn.bindings.named_paths import named_table, view_of
 from stretto_core.learn.bindings.model import ALIGNED, FREE, MENTIONED, PLAIN, ArgCounts, source_key
 from stretto_core.learn.bindings.pick import (Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, holders,
                                              pool_of, renamed)
 from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
 from stretto_core.sessions.state import ResultEntry, ToolState
-from stretto_core.sessions.values import ValueIndex
 
 Evidence = dict[str, dict[str, list[float]]]
 Elements = dict[tuple[int, str], "tuple[int, ...] | None"]
@@ -199,15 +198,23 @@ def _fresh(state: ToolState, sources: Sources, i: int) -> Fresh | None:
     pool = sources.pool
     newest = None
     open_: list[tuple[ResultEntry, Sequence[int]]] = []
+    views: list[Named | None] = []
     named: set[str] = set()
     for entry in pool:
         if path in entry.index.by_path:
             if newest is None:
                 newest = entry
-            view = named_view(state, entry, path)
-            if view is not None:
+            table = named_table(state, entry)
+            if table is None:
+                view = named_view(state, entry, path)
+                keys = view.keys if view is not None else None
+            else:
+                keys = table.get(path)
+                view = None
+            if keys is not None:
                 open_.append((entry, candidates(entry, path).keyed))
-                named.update(view.keys)
+                views.append(view if table is None else view_of(entry, path, keys))
+                named.update(keys)
     sources.named[i] = bool(open_)
     if not open_:
         cands = candidates(newest, path)
@@ -215,7 +222,7 @@ def _fresh(state: ToolState, sources: Sources, i: int) -> Fresh | None:
     named.discard("")
     if len(named) == 1:  # however clearly each was named, the pick is this value
         return named.pop(), MENTIONED
-    found = clearest(state, pool, path, open_)
+    found = clearest(state, pool, path, open_, views)
     if found is None:  # only candidates without a key were named: the general rule decides
         pick = fresh_pick(state, pool, path, _holders_at(state, sources, i))
         return None if pick is None else (pick.key, pick.mention)
@@ -237,48 +244,14 @@ def _fresh_unless(state: ToolState, sources: Sources, i: int, maybe: set[str] | 
 
 
 def _maybe_named(state: ToolState, pool: list[ResultEntry]) -> set[str] | None:
-    """Every path at which the user may have named a candidate of some result of the pool (a
-    superset of where `named_view` is not None), or None when it cannot be told."""
+    """Every path at which the user named a candidate of some result of the pool (where
+    `named_view` is not None: `named_table`), or None when it cannot be told."""
     out: set[str] = set()
     for entry in pool:
-        paths = _nameable(state, entry)
-        if paths is None:
+        table = named_table(state, entry)
+        if table is None:
             return None
-        out |= paths
-    return out
-
-
-def _nameable(state: ToolState, entry: ResultEntry) -> frozenset[str] | None:
-    """The paths of `entry` where the user may have named a candidate (cached per `user_version`).
-
-    A candidate is named when the user wrote it, so it is among `written`, held at the path; or
-    wrote a word of its record, so some value under the path's list is among `written`."""
-    if not state.user_version:
-        return _NONE
-    if type(entry.index) is not ValueIndex:  # another index (a served one): every path may be
-        return None
-    got = entry.cache.get("nameable")
-    if got is not None and got[0] == state.user_version:
-        return got[1]
-    paths = entry.index.paths
-    held = {p for key in written(state, entry) for p in paths.get(key, ())}
-    found = _NONE
-    if held:
-        lists = {h[:i + len(LIST_MARK)] for h in held for i in _marks(h)}
-        found = frozenset(p for p in entry.index.by_path if p in held or list_prefix(p) in lists)
-    entry.cache["nameable"] = (state.user_version, found)
-    return found
-
-
-_NONE: frozenset[str] = frozenset()
-
-
-def _marks(path: str) -> list[int]:
-    """Where each `[*]` of a path starts."""
-    out, at = [], path.find(LIST_MARK)
-    while at >= 0:
-        out.append(at)
-        at = path.find(LIST_MARK, at + 1)
+        out.update(table)
     return out
 
 
