@@ -124,11 +124,18 @@ def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, 
         return []
     tag = ("list-picks", tool)
     got: ListPicks | None = state.views.get(tag)
+    if got is not None and got.sources.pool[0] is pool[0] and len(got.sources.pool) == len(pool):
+        if got.sources.version == state.user_version:
+            return got.out
+    evidence = state.views.get("sources", {}).get(tool)
+    if (evidence is not None and evidence.version == state.user_version and evidence.pool[0] is pool[0]
+            and len(evidence.pool) == len(pool)):  # the evidence's sources are current: their picks
+        listed = state.views[tag] = _lists_of(tool, evidence, state.user.count)
+        return listed.out
     if got is not None:
         old = got.sources
         if old.pool[0] is pool[0] and len(old.pool) == len(pool):
-            if old.version != state.user_version:
-                _list_renamed(state, got)
+            _list_renamed(state, got)
             return got.out
         if len(pool) > 1 and pool[1] is old.pool[0]:  # one newer result in front
             if old.version != state.user_version:
@@ -160,6 +167,15 @@ def _list_sources(tool: str, pool: list[ResultEntry], version: int) -> Sources:
     paths = [p for p in source_paths(pool) if list_prefix(p) is not None]
     return Sources(pool, version, paths, [source_key(tool, p) for p in paths], {p: i for i, p in enumerate(paths)},
                    {}, [None] * len(paths), [False] * len(paths))
+
+
+def _lists_of(tool: str, sources: Sources, said: int) -> ListPicks:
+    """The list paths of `sources` (as `_current` keeps them), with their picks."""
+    at = [i for i, path in enumerate(sources.paths) if list_prefix(path) is not None]
+    own = Sources(sources.pool, sources.version, [sources.paths[i] for i in at], [sources.keys[i] for i in at],
+                  {sources.paths[i]: j for j, i in enumerate(at)}, {}, [sources.holders[i] for i in at],
+                  [sources.named[i] for i in at], [sources.fresh[i] for i in at])
+    return ListPicks(own, said, _listed(own))
 
 
 def _listed(sources: Sources) -> list[tuple[str, str, str, str]]:
