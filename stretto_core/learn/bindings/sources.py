@@ -117,8 +117,9 @@ def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, 
     pool with a candidate (`bindings_named`), the fresh picks as `_current` makes them (`_fresh`).
 
     Called at every result of the agent's own, for every pool, so kept (`ListPicks`) and carried
-    on: when the pool grows by a result, as `_kept` does; when the user speaks, only the paths
-    whose picks the new words can move are picked again (`_moved_lists`)."""
+    on: the evidence's picks where its sources are current; when the pool grows by a result, only
+    the paths the results in and out can move are picked again (`_list_kept`); when the user
+    speaks, only those the new words can move (`_moved_lists`)."""
     pool = pool_of(state, tool)
     if not pool:
         return []
