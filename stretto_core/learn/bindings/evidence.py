@@ -34,7 +34,7 @@ from typing import Any
 
 from stretto_core.learn.bindings.model import (ALIGNED, DEFAULT_OPTIONS, FREE, START_SITE, ArgCounts, BindingCounts,
                                          BindingOptions, LookupCounts, site_name, source_key)
-from stretto_core.learn.bindings.named import count_decision, reads_before_write
+from stretto_core.learn.bindings.named import count_decision, flush_named, reads_before_write
 from stretto_core.learn.bindings.pick import eligible_path, pool_of
 from stretto_core.learn.bindings.records import list_candidates, list_key
 from stretto_core.learn.bindings.sources import count_value, flush_sources, source_paths
@@ -89,6 +89,7 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
                                  event.error)
             site = site_name(event.tool, event.error)
     flush_sources(state)
+    flush_named(state)
 
 
 def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: str) -> None:

@@ -33,6 +33,7 @@ over the classes (`no_classes`, `simple`) do without it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
@@ -82,36 +83,104 @@ def reads_before_write(session: Session, manifest: ToolManifest, user_calls: set
 def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str]) -> None:
     """Add one decision: each list source with a candidate, its fresh pick named or not, and the
     reads called after it; for a read already passed the named fresh pick, whether its own open
-    pick there is named (module docstring)."""
+    pick there is named (module docstring).
+
+    The decisions at which a source tool's list picks stand (one `list_source_picks` answer) are
+    added in bulk (`_Run`) when the picks change or the session ends (`flush_named`); only where
+    a read was passed a named pick is each decision counted as it comes. Every count is a whole
+    number, so the sums are the same floats as adding 1 at each decision."""
     called = tuple(called)
-    passed: dict[str, list[tuple[str, set[str] | frozenset[str]]]] = {}
-    for (tool, arg), keys in state.passed_by_arg.items():
-        passed.setdefault(tool, []).append((arg, keys))
+    runs: dict[str, _Run] | None = state.views.get(_RUNS)
+    if runs is None:
+        runs = state.views[_RUNS] = {}
+    passed: dict[str, dict[str, str]] | None = None
     for source_tool in state.ok_results:
-        for key, path, pick, mention in list_source_picks(state, source_tool):
-            _bump(counts.decisions, key)
-            named = {tool: True for tool in called}
+        picks = list_source_picks(state, source_tool)
+        if not picks:
+            continue
+        run = runs.get(source_tool)
+        if run is None or run.picks is not picks:
+            if run is not None:
+                _add_run(counts, run)
+            run = runs[source_tool] = _Run(counts, picks)
+        run.decisions += 1
+        for tool in called:
+            run.called[tool] = run.called.get(tool, 0) + 1
+        if not state.passed_by_arg:
+            continue
+        for i, (key, path, pick, mention) in enumerate(picks):
+            if mention == PLAIN:
+                continue
+            if passed is None:
+                passed = _passed_by_value(state)
+            hit = passed.get(pick)
+            if hit is None:
+                continue
+            for tool, arg in hit.items():
+                _bump(counts.named_passed.setdefault(tool, {}), key)
+                own = free_pick(state, tool, arg, pool_of(state, source_tool), path)
+                if own is not None and own.mention == MENTIONED:
+                    _bump(counts.passed_named.setdefault(tool, {}), key)
+                elif tool in called:  # not named for this read at this decision
+                    run.unnamed[(tool, i)] = run.unnamed.get((tool, i), 0) + 1
+
+
+def flush_named(state: ToolState) -> None:
+    """Add the decisions not yet added (at the end of a session)."""
+    for run in state.views.pop(_RUNS, {}).values():
+        _add_run(run.counts, run)
+
+
+_RUNS = "named-runs"
+
+
+@dataclass(slots=True)
+class _Run:
+    """The decisions at which one source tool's list picks stood, not yet added to `counts`."""
+
+    counts: NamedCounts
+    picks: list[tuple[str, str, str, str]]
+    decisions: int = 0
+    called: dict[str, int] = field(default_factory=dict)
+    """Read -> the decisions it was called after."""
+    unnamed: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(read, index of a named pick) -> the decisions, of those it was called after, at which
+    it had been passed the pick and its own open pick there was not named."""
+
+
+def _add_run(counts: NamedCounts, run: _Run) -> None:
+    n = float(run.decisions)
+    for i, (key, _, _, mention) in enumerate(run.picks):
+        _add(counts.decisions, key, n)
+        if mention != PLAIN:
+            _add(counts.named, key, n)
+        for tool, k in run.called.items():
+            _add(counts.called.setdefault(tool, {}), key, float(k))
             if mention != PLAIN:
-                _bump(counts.named, key)
-                for tool, args in passed.items():
-                    arg = next((a for a, keys in args if pick in keys), None)
-                    if arg is None:
-                        continue
-                    _bump(counts.named_passed.setdefault(tool, {}), key)
-                    own = free_pick(state, tool, arg, pool_of(state, source_tool), path)
-                    open_named = own is not None and own.mention == MENTIONED
-                    if open_named:
-                        _bump(counts.passed_named.setdefault(tool, {}), key)
-                    if tool in named:
-                        named[tool] = open_named
-            for tool in called:
-                _bump(counts.called.setdefault(tool, {}), key)
-                if mention != PLAIN and named[tool]:
-                    _bump(counts.called_named.setdefault(tool, {}), key)
+                named = k - run.unnamed.get((tool, i), 0)
+                if named:
+                    _add(counts.called_named.setdefault(tool, {}), key, float(named))
+
+
+def _passed_by_value(state: ToolState) -> dict[str, dict[str, str]]:
+    """Value -> each tool passed it -> the first of its arguments passed it."""
+    out: dict[str, dict[str, str]] = {}
+    for (tool, arg), keys in state.passed_by_arg.items():
+        for key in keys:
+            by_tool = out.get(key)
+            if by_tool is None:
+                out[key] = {tool: arg}
+            elif tool not in by_tool:
+                by_tool[tool] = arg
+    return out
 
 
 def _bump(row: dict[str, float], key: str) -> None:
     row[key] = row.get(key, 0.0) + 1.0
+
+
+def _add(row: dict[str, float], key: str, n: float) -> None:
+    row[key] = row.get(key, 0.0) + n
 
 
 def class_lifts(counts: NamedCounts, tool: str, sources: Iterable[str]) -> dict[str, dict[str, float]]:

@@ -113,33 +113,126 @@ def flush_sources(state: ToolState) -> None:
 
 def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, str]]:
     """(source key, path, fresh pick's key, its mention class) at each list path of the tool's current
-    pool with a candidate (`bindings_named`). A path the user cannot have named a candidate at
-    (`_maybe_named`) is plain, its pick the newest holder's first candidate; the others are picked
-    as `fresh_pick` does. Kept in the state's views while the pool and the user's words stand."""
+    pool with a candidate (`bindings_named`), the fresh picks as `_current` makes them (`_fresh`).
+
+    Called at every result of the agent's own, for every pool, so kept (`ListPicks`) and carried
+    on: the evidence's picks where its sources are current; when the pool grows by a result, only
+    the paths the results in and out can move are picked again (`_list_kept`); when the user
+    speaks, only those the new words can move (`_moved_lists`)."""
     pool = pool_of(state, tool)
     if not pool:
         return []
     tag = ("list-picks", tool)
-    ident = (pool[0].position, len(pool), state.user_version)
-    got = state.views.get(tag)
-    if got is not None and got[0] == ident:
-        return got[1]
+    got: ListPicks | None = state.views.get(tag)
+    if got is not None and got.sources.pool[0] is pool[0] and len(got.sources.pool) == len(pool):
+        if got.sources.version == state.user_version:
+            return got.out
+    evidence = state.views.get("sources", {}).get(tool)
+    if (evidence is not None and evidence.version == state.user_version and evidence.pool[0] is pool[0]
+            and len(evidence.pool) == len(pool)):  # the evidence's sources are current: their picks
+        listed = state.views[tag] = _lists_of(tool, evidence, state.user.count)
+        return listed.out
+    if got is not None:
+        old = got.sources
+        if old.pool[0] is pool[0] and len(old.pool) == len(pool):
+            _list_renamed(state, got)
+            return got.out
+        if len(pool) > 1 and pool[1] is old.pool[0]:  # one newer result in front
+            if old.version != state.user_version:
+                _list_renamed(state, got)
+        else:
+            got = None
+    new = _list_sources(tool, pool, state.user_version)
     maybe = _maybe_named(state, pool)
-    out: list[tuple[str, str, str, str]] = []
-    state.views[tag] = (ident, out)
-    for path in source_paths(pool):
-        if not list_prefix(path):
-            continue
-        key = source_key(tool, path)
-        if maybe is not None and path not in maybe:
-            newest = next(e for e in pool if path in e.index.by_path)
-            cands = candidates(newest, path)
-            if cands is not None and cands.keyed:
-                out.append((key, path, cands.keys[cands.keyed[0]], PLAIN))
-            continue
-        pick = fresh_pick(state, pool, path, holders(state, pool, path))
-        if pick is not None:
-            out.append((key, path, pick.key, pick.mention))
+    if got is None:
+        new.fresh = [_fresh_unless(state, new, i, maybe) for i in range(len(new.paths))]
+    else:
+        new.fresh = _list_kept(state, got.sources, new, maybe)
+    listed = state.views[tag] = ListPicks(new, state.user.count, _listed(new))
+    return listed.out
+
+
+@dataclass(slots=True)
+class ListPicks:
+    """The list paths of one tool's pool with their fresh picks, as `list_source_picks` gives them."""
+
+    sources: Sources
+    """Only the list paths; its `tallies` unused."""
+    said: int
+    """The user's messages as of `sources.version`."""
+    out: list[tuple[str, str, str, str]]
+
+
+def _list_sources(tool: str, pool: list[ResultEntry], version: int) -> Sources:
+    paths = [p for p in source_paths(pool) if list_prefix(p) is not None]
+    return Sources(pool, version, paths, [source_key(tool, p) for p in paths], {p: i for i, p in enumerate(paths)},
+                   {}, [None] * len(paths), [False] * len(paths))
+
+
+def _lists_of(tool: str, sources: Sources, said: int) -> ListPicks:
+    """The list paths of `sources` (as `_current` keeps them), with their picks."""
+    at = [i for i, path in enumerate(sources.paths) if list_prefix(path) is not None]
+    own = Sources(sources.pool, sources.version, [sources.paths[i] for i in at], [sources.keys[i] for i in at],
+                  {sources.paths[i]: j for j, i in enumerate(at)}, {}, [sources.holders[i] for i in at],
+                  [sources.named[i] for i in at], [sources.fresh[i] for i in at])
+    return ListPicks(own, said, _listed(own))
+
+
+def _listed(sources: Sources) -> list[tuple[str, str, str, str]]:
+    return [(sources.keys[i], sources.paths[i], pick[0], pick[1]) for i, pick in enumerate(sources.fresh)
+            if pick is not None]
+
+
+def _list_kept(state: ToolState, old: Sources, new: Sources, maybe: set[str] | None) -> list[Fresh | None]:
+    """The fresh picks of `new`, whose pool is `old`'s with one newer result in front (and the
+    oldest out, when full): `old`'s own where the results in and out hold neither the path nor,
+    when the user named a candidate there, any path of its list (how clearly a record word names
+    weighs its frequency over the pool's lists, `clearest`)."""
+    changed = [new.pool[0]] + ([old.pool[-1]] if len(new.pool) == len(old.pool) else [])
+    lists = {path[:i + len(LIST_MARK)] for entry in changed for path in entry.index.by_path for i in _marks(path)}
+    out: list[Fresh | None] = []
+    for i, path in enumerate(new.paths):
+        j = old.at.get(path)
+        if (j is None or list_prefix(path) in lists and (old.named[j]
+                                                         or any(path in e.index.by_path for e in changed))):
+            out.append(_fresh_unless(state, new, i, maybe))
+        else:
+            new.holders[i], new.named[i] = old.holders[j], old.named[j]
+            out.append(old.fresh[j])
+    return out
+
+
+def _list_renamed(state: ToolState, listed: ListPicks) -> None:
+    """Bring the picks of `listed` to the state's `user_version`, its pool unchanged."""
+    sources, user = listed.sources, state.user
+    moved = _moved_lists(state, sources.pool, user.since(listed.said)) if not user.dropped else None
+    sources.version, listed.said = state.user_version, user.count
+    if moved is not None and not moved:
+        return
+    maybe = _maybe_named(state, sources.pool)
+    for i, path in enumerate(sources.paths):
+        if moved is None or list_prefix(path) in moved:
+            sources.fresh[i] = _fresh_unless(state, sources, i, maybe)
+    listed.out = _listed(sources)
+
+
+def _moved_lists(state: ToolState, pool: list[ResultEntry], messages: list[str]) -> set[str] | None:
+    """The lists (prefixes) of the pool's results whose paths' fresh picks `messages`, the user's
+    newest, may have moved; None when it cannot be told.
+
+    A pick weighs only namings, and a naming only values the user wrote (`written`): where they
+    wrote it and how clearly. New words can move those only for values they hold, and a value
+    names its own candidate or its record, an element of a list it lies under (as `_nameable`)."""
+    joined = "\n".join(messages)
+    out: set[str] = set()
+    for entry in pool:
+        if type(entry.index) is not ValueIndex:
+            return None
+        paths = entry.index.paths
+        for key in written(state, entry):
+            if key in joined:
+                for path in paths.get(key, ()):
+                    out.update(path[:i + len(LIST_MARK)] for i in _marks(path))
     return out
 
 

@@ -1,0 +1,96 @@
+"""The class lift's counts, kept and added in bulk (`count_decision`, `list_source_picks`), are the
+counts of picking at every list path afresh and adding each decision as it comes."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pytest
+
+from shared_data import published_data
+
+from stretto_core.flow.ir import learn
+from stretto_core.learn.bindings import evidence as bindings_learn
+from stretto_core.learn.bindings import sources as bindings_sources
+from stretto_core.learn.bindings.mention import list_prefix
+from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts, source_key
+from stretto_core.learn.bindings.pick import free_pick, fresh_pick, holders, pool_of
+from stretto_core.learn.bindings.sources import source_paths
+from stretto_core.paths import data_root
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.state import ToolState
+from stretto_core.sessions.store import load_sessions
+
+RETAIL = "tau2/trajectories/retail"
+
+
+def count_afresh(counts: NamedCounts, state: ToolState, called: Iterable[str]) -> None:
+    """One decision as the module docstring has it: every list path's fresh pick made anew."""
+    called = tuple(called)
+    for source_tool in state.ok_results:
+        pool = pool_of(state, source_tool)
+        for path in source_paths(pool):
+            if list_prefix(path) is None:
+                continue
+            pick = fresh_pick(state, pool, path, holders(state, pool, path))
+            if pick is None:
+                continue
+            key = source_key(source_tool, path)
+            _bump(counts.decisions, key)
+            named = {tool: pick.mention != PLAIN for tool in called}
+            if pick.mention != PLAIN:
+                _bump(counts.named, key)
+                first: dict[str, str] = {}  # each tool passed the pick -> its first argument passed it
+                for (tool, arg), keys in state.passed_by_arg.items():
+                    if pick.key in keys:
+                        first.setdefault(tool, arg)
+                for tool, arg in first.items():
+                    _bump(counts.named_passed.setdefault(tool, {}), key)
+                    own = free_pick(state, tool, arg, pool, path)
+                    open_named = own is not None and own.mention == MENTIONED
+                    if open_named:
+                        _bump(counts.passed_named.setdefault(tool, {}), key)
+                    if tool in named:
+                        named[tool] = open_named
+            for tool in called:
+                _bump(counts.called.setdefault(tool, {}), key)
+                if named[tool]:
+                    _bump(counts.called_named.setdefault(tool, {}), key)
+
+
+def _bump(row: dict[str, float], key: str) -> None:
+    row[key] = row.get(key, 0.0) + 1.0
+
+
+@pytest.fixture(scope="module")
+def retail(tmp_path_factory: pytest.TempPathFactory):
+    path = data_root() / RETAIL
+    assert path.exists(), f"no {RETAIL} under the data root {data_root()}"
+    out = tmp_path_factory.mktemp("tau2")
+    ingest_files("tau2", [path], out)
+    return [s for s in load_sessions([out]) if s.header.app == "tau2/retail"][:80]
+
+
+@published_data
+def test_named_counts_kept_and_added_in_bulk_are_the_counts_of_every_pick_made_anew(
+        retail, monkeypatch: pytest.MonkeyPatch) -> None:
+    ways: dict[str, int] = {}
+    for name in ("_list_kept", "_list_renamed", "_lists_of"):
+        def counted(*args, _real=getattr(bindings_sources, name), _name=name):
+            ways[_name] = ways.get(_name, 0) + 1
+            return _real(*args)
+        monkeypatch.setattr(bindings_sources, name, counted)
+    bulk = learn(retail)
+    monkeypatch.undo()
+    monkeypatch.setattr(bindings_learn, "count_decision", count_afresh)
+    monkeypatch.setattr(bindings_learn, "flush_named", lambda state: None)
+    afresh = learn(retail)
+    named = afresh.bindings.named
+    assert bulk.bindings.named == named
+    assert bulk.to_json() == afresh.to_json()
+    # the property was exercised: picks named and not, named picks passed to a read whose own
+    # pick there was named and one whose was not, and every way of carrying picks on
+    assert sum(named.named.values()) > 100 and sum(named.decisions.values()) > sum(named.named.values())
+    assert named.passed_named and sum(map(sum, (r.values() for r in named.named_passed.values()))) > sum(
+        map(sum, (r.values() for r in named.passed_named.values())))
+    assert all(ways.get(name, 0) > 10 for name in ("_list_kept", "_list_renamed", "_lists_of")), ways
