@@ -259,7 +259,7 @@ class Walk:
 
     def _weigh(self, index: int, response: int) -> list[Candidate]:
         """Every permitted read that binds now, with both scores and whether the agent makes it."""
-        engine, session = self.engine, self.session
+        session = self.session
         out = []
         for c in weigh_all(session.model, session.guard, session.state, session.history, session.site):
             key = call_key(c.tool, c.arguments)

@@ -23,13 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from stretto_core.learn.bindings.mention import Named, candidates, clearest, keys_at, list_prefix, named_view
+from stretto_core.learn.bindings.mention import (LIST_MARK, Named, candidates, clearest, keys_at, list_prefix,
+                                                 named_view, written)
 from stretto_core.learn.bindings.named_paths import named_table, view_of
 from stretto_core.learn.bindings.model import ALIGNED, FREE, MENTIONED, PLAIN, ArgCounts, source_key
-from stretto_core.learn.bindings.pick import (Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather, holders,
+from stretto_core.learn.bindings.pick import (Holders, Pick, eligible_path, fresh_pick, free_pick_held, gather,
                                              pool_of, renamed)
 from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.values import ValueIndex
 
 Evidence = dict[str, dict[str, list[float]]]
 Elements = dict[tuple[int, str], "tuple[int, ...] | None"]
@@ -345,6 +347,15 @@ def _maybe_named(state: ToolState, pool: list[ResultEntry]) -> set[str] | None:
         if table is None:
             return None
         out.update(table)
+    return out
+
+
+def _marks(path: str) -> list[int]:
+    """Where each `[*]` of a path starts."""
+    out, at = [], path.find(LIST_MARK)
+    while at >= 0:
+        out.append(at)
+        at = path.find(LIST_MARK, at + 1)
     return out
 
 
