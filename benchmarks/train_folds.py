@@ -17,15 +17,13 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from stretto_core.cli.commands._load import load_for_verb
-from stretto_core.evaluate.measure.bench_data import Corpus
+from variant_diff import load_corpus
 from stretto_core.evaluate.measure.bench_plan import agent_key
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.episode import prepare_sessions
 from stretto_core.evaluate.replay.run import ReplayOptions
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
-from stretto_core.sessions.splits import make_split_file
 
 TOTALS = ("episodes", "turns_saved", "ceiling_turns", "detours", "lookups", "used")
 
@@ -42,8 +40,7 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    loaded = load_for_verb([args.sessions])
-    corpus = Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+    corpus = load_corpus(args.sessions)
     train = corpus.on("train", args.app)
     v, flows = variant(args.variant), VariantFlows()
     totals: dict[str, int] = defaultdict(int)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from bindings_sessions import SHOP, Script, order_record, user_record
 from stretto_core.learn.bindings import BindingCounts, add_session, compile_table, site_name
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN
-from stretto_core.learn.bindings.named import NAMED, PRIOR_DECISIONS, UNNAMED, bucket_of, reads_before_write
+from stretto_core.learn.bindings.named import NAMED, PRIOR_DECISIONS, UNNAMED, bucket_of
+from stretto_core.learn.reads_ahead import reads_before_write
 from stretto_core.serve.bind import bind
 
 ITEMS = [("Water Bottle", "2001"), ("Desk Lamp", "2002")]

@@ -39,8 +39,9 @@ from typing import Iterable, Iterator
 from pydantic import BaseModel, ConfigDict, Field
 
 from stretto_core.learn.bindings.model import site_name
+from stretto_core.learn.reads_ahead import reads_before_write
 from stretto_core.sessions.manifest import ToolManifest
-from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.model import Session, ToolResult, UserMessage
 from stretto_core.sessions.said_words import said_words
 
 
@@ -124,36 +125,21 @@ class IntentTable(_Model):
     rules: dict[str, dict[str, IntentRule]] = Field(default_factory=dict)
 
 
-def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str, frozenset[str], set[str]]]:
+def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str, frozenset[str], frozenset[str]]]:
     """(site, words said so far, reads the agent called before its next write) per agent result.
 
     The decisions between two user messages share one frozenset of words (the same object), so a
     counter can add a word's decisions once per message rather than once per decision."""
-    user_calls: set[str] = set()
+    user_calls = {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
+    later = reads_before_write(session, manifest, user_calls)
     words: frozenset[str] = frozenset()
-    timeline: list[tuple[str, str] | tuple[str, str, frozenset[str]]] = []
     for event in session.events:
         if isinstance(event, UserMessage):
             new = said_words(event.text)
             if not new <= words:
                 words = words | new
-            user_calls.update(c.call_id for c in event.calls)
-        elif isinstance(event, LLMTurn):
-            timeline.extend(("call", c.tool) for c in event.calls)
         elif isinstance(event, ToolResult) and event.call_id not in user_calls:
-            timeline.append(("result", site_name(event.tool, event.error), words))
-    later: set[str] = set()
-    out = []
-    for item in reversed(timeline):  # backwards: the reads before the next write build up
-        if item[0] == "call":
-            tool = item[1]
-            if manifest.ends_reach(tool):
-                later = set()
-            elif manifest.is_read(tool):
-                later.add(tool)
-        else:
-            out.append((item[1], item[2], set(later)))  # type: ignore[misc]
-    return reversed(out)
+            yield site_name(event.tool, event.error), words, later[event.call_id]
 
 
 def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest, weight: float = 1.0) -> None:

@@ -34,10 +34,11 @@ from typing import Any
 
 from stretto_core.learn.bindings.model import (ALIGNED, DEFAULT_OPTIONS, FREE, START_SITE, ArgCounts, BindingCounts,
                                          BindingOptions, LookupCounts, site_name, source_key)
-from stretto_core.learn.bindings.named import count_decision, flush_named, reads_before_write
+from stretto_core.learn.bindings.named import count_decision, flush_named
 from stretto_core.learn.bindings.pick import eligible_path, pool_of
 from stretto_core.learn.bindings.records import list_candidates, list_key
 from stretto_core.learn.bindings.sources import count_value, flush_sources, source_paths
+from stretto_core.learn.reads_ahead import reads_before_write
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Lookup, Session, ToolCall, ToolResult, UserMessage
 from stretto_core.sessions.state import ResultEntry, ToolState

@@ -39,8 +39,6 @@ from typing import Iterable
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
 from stretto_core.learn.bindings.pick import free_pick, pool_of
 from stretto_core.learn.bindings.sources import list_source_picks
-from stretto_core.sessions.manifest import ToolManifest
-from stretto_core.sessions.model import LLMTurn, Session, ToolResult
 from stretto_core.sessions.state import ToolState
 
 PRIOR_DECISIONS = 40.0
@@ -58,26 +56,6 @@ def bucket_of(mention: str) -> str:
     named and open; `named_other` (the named record was read already, or lies elsewhere), `plain`
     and `described_read` are the rest."""
     return NAMED if mention == MENTIONED else UNNAMED
-
-
-def reads_before_write(session: Session, manifest: ToolManifest, user_calls: set[str]) -> dict[str, frozenset[str]]:
-    """Call id of each of the agent's results -> the reads it called after it, before its next write."""
-    timeline: list[tuple[bool, str]] = []  # (a call, its tool) or (a result, its call id)
-    for event in session.events:
-        if isinstance(event, LLMTurn):
-            timeline.extend((True, c.tool) for c in event.calls)
-        elif isinstance(event, ToolResult) and event.call_id not in user_calls:
-            timeline.append((False, event.call_id))
-    later: frozenset[str] = frozenset()
-    out: dict[str, frozenset[str]] = {}
-    for is_call, name in reversed(timeline):
-        if not is_call:
-            out.setdefault(name, later)
-        elif manifest.ends_reach(name):
-            later = frozenset()
-        elif manifest.is_read(name) and name not in later:
-            later = later | {name}
-    return out
 
 
 def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str]) -> None:
@@ -117,10 +95,10 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
             if hit is None:
                 continue
             for tool, arg in hit.items():
-                _bump(counts.named_passed.setdefault(tool, {}), key)
+                _add(counts.named_passed.setdefault(tool, {}), key, 1.0)
                 own = free_pick(state, tool, arg, pool_of(state, source_tool), path)
                 if own is not None and own.mention == MENTIONED:
-                    _bump(counts.passed_named.setdefault(tool, {}), key)
+                    _add(counts.passed_named.setdefault(tool, {}), key, 1.0)
                 elif tool in called:  # not named for this read at this decision
                     run.unnamed[(tool, i)] = run.unnamed.get((tool, i), 0) + 1
 
@@ -173,10 +151,6 @@ def _passed_by_value(state: ToolState) -> dict[str, dict[str, str]]:
             elif tool not in by_tool:
                 by_tool[tool] = arg
     return out
-
-
-def _bump(row: dict[str, float], key: str) -> None:
-    row[key] = row.get(key, 0.0) + 1.0
 
 
 def _add(row: dict[str, float], key: str, n: float) -> None:

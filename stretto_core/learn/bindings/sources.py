@@ -126,17 +126,16 @@ def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, 
         return []
     tag = ("list-picks", tool)
     got: ListPicks | None = state.views.get(tag)
-    if got is not None and got.sources.pool[0] is pool[0] and len(got.sources.pool) == len(pool):
-        if got.sources.version == state.user_version:
-            return got.out
+    same_pool = got is not None and _same_pool(got.sources.pool, pool)
+    if same_pool and got.sources.version == state.user_version:  # type: ignore[union-attr]
+        return got.out  # type: ignore[union-attr]
     evidence = state.views.get("sources", {}).get(tool)
-    if (evidence is not None and evidence.version == state.user_version and evidence.pool[0] is pool[0]
-            and len(evidence.pool) == len(pool)):  # the evidence's sources are current: their picks
-        listed = state.views[tag] = _lists_of(tool, evidence, state.user.count)
+    if evidence is not None and evidence.version == state.user_version and _same_pool(evidence.pool, pool):
+        listed = state.views[tag] = _lists_of(tool, evidence, state.user.count)  # the evidence's picks
         return listed.out
     if got is not None:
         old = got.sources
-        if old.pool[0] is pool[0] and len(old.pool) == len(pool):
+        if same_pool:
             _list_renamed(state, got)
             return got.out
         if len(pool) > 1 and pool[1] is old.pool[0]:  # one newer result in front
@@ -152,6 +151,11 @@ def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, 
         new.fresh = _list_kept(state, got.sources, new, maybe)
     listed = state.views[tag] = ListPicks(new, state.user.count, _listed(new))
     return listed.out
+
+
+def _same_pool(held: list[ResultEntry], pool: list[ResultEntry]) -> bool:
+    """Whether `held` is the tool's current `pool` still (a pool only ever slides on)."""
+    return held[0] is pool[0] and len(held) == len(pool)
 
 
 @dataclass(slots=True)
@@ -191,7 +195,7 @@ def _list_kept(state: ToolState, old: Sources, new: Sources, maybe: set[str] | N
     when the user named a candidate there, any path of its list (how clearly a record word names
     weighs its frequency over the pool's lists, `clearest`)."""
     changed = [new.pool[0]] + ([old.pool[-1]] if len(new.pool) == len(old.pool) else [])
-    lists = {path[:i + len(LIST_MARK)] for entry in changed for path in entry.index.by_path for i in _marks(path)}
+    lists = {prefix for entry in changed for path in entry.index.by_path for prefix in _lists_of_path(path)}
     out: list[Fresh | None] = []
     for i, path in enumerate(new.paths):
         j = old.at.get(path)
@@ -224,7 +228,8 @@ def _moved_lists(state: ToolState, pool: list[ResultEntry], messages: list[str])
 
     A pick weighs only namings, and a naming only values the user wrote (`written`): where they
     wrote it and how clearly. New words can move those only for values they hold, and a value
-    names its own candidate or its record, an element of a list it lies under (as `_nameable`)."""
+    names its own candidate or its record, an element of a list it lies under (as
+    `named_paths.named_table` finds them)."""
     joined = "\n".join(messages)
     out: set[str] = set()
     for entry in pool:
@@ -234,7 +239,7 @@ def _moved_lists(state: ToolState, pool: list[ResultEntry], messages: list[str])
         for key in written(state, entry):
             if key in joined:
                 for path in paths.get(key, ()):
-                    out.update(path[:i + len(LIST_MARK)] for i in _marks(path))
+                    out.update(_lists_of_path(path))
     return out
 
 
@@ -243,7 +248,7 @@ def _current(state: ToolState, tool: str) -> Sources:
     pool = pool_of(state, tool)
     by_tool = state.views.setdefault("sources", {})
     got = by_tool.get(tool)
-    if got is not None and got.pool[0] is pool[0] and len(got.pool) == len(pool):
+    if got is not None and _same_pool(got.pool, pool):
         if got.version != state.user_version:
             got.version = state.user_version
             maybe = _maybe_named(state, got.pool)
@@ -350,11 +355,11 @@ def _maybe_named(state: ToolState, pool: list[ResultEntry]) -> set[str] | None:
     return out
 
 
-def _marks(path: str) -> list[int]:
-    """Where each `[*]` of a path starts."""
+def _lists_of_path(path: str) -> list[str]:
+    """The prefix of a path up to and including each of its `[*]`: every list it lies under."""
     out, at = [], path.find(LIST_MARK)
     while at >= 0:
-        out.append(at)
+        out.append(path[:at + len(LIST_MARK)])
         at = path.find(LIST_MARK, at + 1)
     return out
 
