@@ -1,22 +1,76 @@
 """Ablation variants cross-validated over an app's train tasks: a check of a change before the test split sees it.
 
-    python benchmarks/variant_cv.py --sessions DIR --app agentdojo/travel --variants full,keep_order [--folds 5]
+    python benchmarks/variant_cv.py --sessions DIR --app agentdojo/travel --variants full,score_order [--folds 5]
+    python benchmarks/variant_cv.py --sessions DIR --app tau2/retail --variants full --folds-by hash --learn-from other-agents
 
-The app's train tasks, sorted, are dealt into folds (task i goes to fold i mod k); each fold's
-sessions are replayed from the record at θ = 0.3 with each variant's flow learned from the
-other folds' train sessions (every agent's). Prints saved turns / detours per fold and summed,
-and the ceiling turns the folds hold; the test split is never read.
+The app's train tasks are dealt into folds, and each fold's sessions are replayed from the
+record at θ = 0.3 with each variant's flow learned from the other folds' train sessions; the
+test split is never read. Two choices, each a flag, since numbers made one way are not
+comparable with numbers made the other:
+
+- `--folds-by order` (default): the tasks sorted, task i in fold i mod k; `hash`: by a hash of
+  the task id (a task keeps its fold when tasks are added);
+- `--learn-from all` (default): every agent's sessions of the other folds; `other-agents`: a
+  held-out agent's flow learns only from the other agents' sessions of the other folds, as
+  `stretto ablate` learns a test agent's flow (or from every agent's, where it has none).
+
+Prints saved turns / detours per fold and summed per variant, the ceiling turns the folds
+hold, and with `--json OUT` each variant's totals (episodes, saved, ceiling, detours, lookups,
+used).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+from collections import defaultdict
 from pathlib import Path
+from typing import Callable, Sequence
 
 from variant_diff import load_corpus
-from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
-from stretto_core.evaluate.variants import VariantFlows, variant
+from stretto_core.evaluate.measure.bench_plan import agent_key
+from stretto_core.evaluate.measure.metrics import replay_each
+from stretto_core.evaluate.replay.run import ReplayOptions
+from stretto_core.evaluate.variants import Variant, VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.model import Session
+
+TOTALS = ("episodes", "turns_saved", "ceiling_turns", "detours", "lookups", "used")
+
+
+def folds_by_order(tasks: Sequence[str], folds: int) -> dict[str, int]:
+    """Sorted tasks dealt round the folds: task i goes to fold i mod k."""
+    return {t: i % folds for i, t in enumerate(sorted(tasks))}
+
+
+def folds_by_hash(tasks: Sequence[str], folds: int) -> dict[str, int]:
+    """Each task's fold from a hash of its id alone."""
+    return {t: int(hashlib.sha1(t.encode()).hexdigest(), 16) % folds for t in tasks}
+
+
+FOLD_RULES: dict[str, Callable[[Sequence[str], int], dict[str, int]]] = {
+    "order": folds_by_order, "hash": folds_by_hash}
+
+
+def task_of(session: Session) -> str:
+    return session.header.task_id or ""
+
+
+def fold_assignments(held: list[Session], rest: list[Session], v: Variant, flows: VariantFlows,
+                     other_agents: bool) -> list[tuple]:
+    """(flow, episodes) pairs replaying one fold: one flow for all, or one per held-out agent."""
+    if not other_agents:
+        return [(flows.model(rest, v), held)] if rest and held else []
+    by_agent: dict[str, list[Session]] = defaultdict(list)
+    for s in held:
+        by_agent[agent_key(s.header.agent_model)].append(s)
+    pairs = []
+    for agent, sessions in sorted(by_agent.items()):
+        learn_from = [s for s in rest if agent_key(s.header.agent_model) != agent] or rest
+        if learn_from:
+            pairs.append((flows.model(learn_from, v), sessions))
+    return pairs
 
 
 def main() -> None:
@@ -25,33 +79,40 @@ def main() -> None:
     parser.add_argument("--app", required=True)
     parser.add_argument("--variants", default="full,simple,next")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--folds-by", choices=sorted(FOLD_RULES), default="order")
+    parser.add_argument("--learn-from", choices=("all", "other-agents"), default="all")
+    parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    corpus = load_corpus(args.sessions)
-    train = corpus.on("train", args.app)
+    train = load_corpus(args.sessions).on("train", args.app)
     if not train:
         raise SystemExit(f"no train sessions of {args.app} in {args.sessions}")
-    tasks = sorted({s.header.task_id or "" for s in train})
-    fold_of = {t: i % args.folds for i, t in enumerate(tasks)}
-    flows = VariantFlows()
-    names = args.variants.split(",")
-    totals = {n: [0, 0] for n in names}
-    ceiling = 0
+    tasks = sorted({task_of(s) for s in train})
+    fold_of = FOLD_RULES[args.folds_by](tasks, args.folds)
+    flows, names = VariantFlows(), args.variants.split(",")
+    totals = {n: dict.fromkeys(TOTALS, 0) for n in names}
     for k in range(args.folds):
-        held = [s for s in train if fold_of[s.header.task_id or ""] == k]
-        learn_from = [s for s in train if fold_of[s.header.task_id or ""] != k]
+        held = [s for s in train if fold_of[task_of(s)] == k]
+        rest = [s for s in train if fold_of[task_of(s)] != k]
         cells = []
         for name in names:
             v = variant(name)
-            result = replay_sessions(flows.model(learn_from, v), held,
-                                     ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, split="train"))
-            totals[name][0] += result.turns_saved
-            totals[name][1] += result.detours
+            pairs = fold_assignments(held, rest, v, flows, args.learn_from == "other-agents")
+            if not pairs:
+                continue
+            result = replay_each(pairs, ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, split="train",
+                                                      processes=1))
+            for field in TOTALS:
+                totals[name][field] += getattr(result, field)
             cells.append(f"{name} {result.turns_saved} / {result.detours}")
-            if name == names[0]:
-                ceiling += sum(r.ceiling_turns for r in result.episode_rows)
         print(f"fold {k} ({len(held)} sessions): " + ", ".join(cells), flush=True)
-    print(f"{args.app}, {args.folds}-fold CV over {len(tasks)} train tasks ({ceiling} ceiling turns): "
-          + ", ".join(f"{n} {s} / {d}" for n, (s, d) in totals.items()))
+    ceiling = totals[names[0]]["ceiling_turns"]
+    print(f"{args.app}, {args.folds}-fold CV (folds by {args.folds_by}, learning from {args.learn_from}) over "
+          f"{len(tasks)} train tasks ({ceiling} ceiling turns): "
+          + ", ".join(f"{n} {t['turns_saved']} / {t['detours']} ({t['turns_saved'] / max(1, ceiling):.1%}, "
+                      f"{t['detours'] / max(1, t['episodes']):.2f} per episode)" for n, t in totals.items()))
+    if args.json is not None:
+        args.json.write_text(json.dumps(totals, indent=1), encoding="utf-8")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
