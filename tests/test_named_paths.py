@@ -9,7 +9,7 @@ import pytest
 from shared_data import published_data
 
 from stretto_core.flow.ir import learn
-from stretto_core.learn.bindings import sources
+from stretto_core.learn.bindings import fresh
 from stretto_core.learn.bindings.mention import named_view, written
 from stretto_core.learn.bindings.named_paths import named_table
 from stretto_core.learn.bindings.pick import eligible_path
@@ -55,6 +55,6 @@ def test_the_named_table_of_a_result_is_named_view_at_each_of_its_paths(corpus, 
                         seen["by a record word"] += 1
         return table
 
-    monkeypatch.setattr(sources, "named_table", checked)
+    monkeypatch.setattr(fresh, "named_table", checked)
     learn(corpus)
     assert seen["paths"] > 500 and seen["named"] > 100 and seen["by a record word"] > 50, seen

@@ -38,7 +38,7 @@ from typing import Iterable
 
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
 from stretto_core.learn.bindings.pick import free_pick, pool_of
-from stretto_core.learn.bindings.sources import list_source_picks
+from stretto_core.learn.bindings.fresh import list_source_picks
 from stretto_core.sessions.state import ToolState
 
 PRIOR_DECISIONS = 40.0
