@@ -91,7 +91,7 @@ def fresh_at(state: ToolState, table: FreshPicks, path: str) -> Fresh | None:
             tables = _tables(state, table)
         maybe = table.maybe
         if maybe is None or path in maybe:
-            got = _fresh(state, table.pool, path, tables)
+            got = _fresh(state, table, path, tables)
             if got[1] >= CLEAREST:
                 table.fragile.add(path)
         else:
@@ -215,28 +215,30 @@ def _newest_first(pool: list[ResultEntry], path: str) -> tuple[Fresh | None, int
     return None, UNNAMED
 
 
-def _fresh(state: ToolState, pool: list[ResultEntry], path: str,
+def _fresh(state: ToolState, table: FreshPicks, path: str,
            tables: list[tuple[ResultEntry, NamedTable | None]]) -> tuple[Fresh | None, int]:
     """The fresh pick at `path`, as `fresh_pick` makes it, straight from the pool's results.
 
     Nothing named there: the first candidate of the newest result holding the path, plain. Else
-    the candidate the user named most clearly (`clearest`, every candidate being open), mentioned.
+    the candidate the user named most clearly (`clearest`, every candidate being open), mentioned
+    (`Unsettled` until its key is asked).
     """
+    pool = table.pool
     newest = None
     open_: list[tuple[ResultEntry, Sequence[int]]] = []
     found: list[frozenset[str] | Named] = []
     named: set[str] = set()
-    for entry, table in tables:
+    for entry, named_at in tables:
         if path in entry.index.by_path:
             if newest is None:
                 newest = entry
-            if table is None:
+            if named_at is None:
                 view = named_view(state, entry, path)
                 if view is None:
                     continue
                 keys, one = view.keys, view
             else:
-                keys = one = table.get(path)  # type: ignore[assignment]
+                keys = one = named_at.get(path)  # type: ignore[assignment]
                 if keys is None:
                     continue
             open_.append((entry, candidates(entry, path).keyed))  # type: ignore[union-attr]
@@ -248,6 +250,8 @@ def _fresh(state: ToolState, pool: list[ResultEntry], path: str,
     named.discard("")
     if len(named) == 1:  # however clearly each was named, the pick is this value
         return (named.pop(), MENTIONED), NAMED
+    if named:  # some candidate with a key is named: `clearest` picks one, when its key is asked
+        return (Unsettled(pool[0].tool, path, frozenset(named)), MENTIONED), CLEAREST  # type: ignore[return-value]
     views = [one if type(one) is Named else view_of(entry, path, one)  # type: ignore[arg-type]
              for (entry, _), one in zip(open_, found)]
     best = clearest(state, pool, path, open_, views)
@@ -255,6 +259,51 @@ def _fresh(state: ToolState, pool: list[ResultEntry], path: str,
         pick = fresh_pick(state, pool, path, renamed(state, path, gather(pool, path)))
         return (None if pick is None else (pick.key, pick.mention)), GENERAL
     return (keys_at(best[0], path)[best[1]], MENTIONED), CLEAREST
+
+
+@dataclass(slots=True, eq=False)
+class Unsettled:
+    """The key of a fresh pick among several candidates named (so `mentioned`), found
+    (`clearest`) only when asked (`settle`): most are never asked, the pick's class is all that
+    counting them needs. Asked while its table keeps it, it is the key it would have been made."""
+
+    tool: str
+    """The tool whose `fresh_picks` keep it (not the table itself: no reference cycle)."""
+    path: str
+    named: frozenset[str]
+    """The keys named at the path: the pick is one of them."""
+    key: str | None = None
+
+    def settle(self, state: ToolState) -> str:
+        if self.key is None:
+            table: FreshPicks = state.views[("fresh", self.tool)]
+            path = self.path
+            assert table.picks[path][0][0] is self, path  # type: ignore[index]
+            open_: list[tuple[ResultEntry, Sequence[int]]] = []
+            views: list[Named] = []
+            for entry, named in table.tables if table.tables is not None else _tables(state, table):
+                if path in entry.index.by_path:
+                    view = named_view(state, entry, path) if named is None else None
+                    keys = named.get(path) if named is not None else (view.keys if view is not None else None)
+                    if keys is not None:
+                        open_.append((entry, candidates(entry, path).keyed))  # type: ignore[union-attr]
+                        views.append(view if view is not None else view_of(entry, path, keys))
+            best = clearest(state, table.pool, path, open_, views)
+            assert best is not None, path  # a candidate with a key is named (`_fresh`)
+            self.key = keys_at(best[0], path)[best[1]]
+        return self.key
+
+
+def settled(state: ToolState, pick: Fresh) -> str:
+    """The key of a fresh pick (settling it when `Unsettled`)."""
+    key = pick[0]
+    return key if type(key) is str else key.settle(state)  # type: ignore[attr-defined]
+
+
+def may_be(pick: Fresh) -> frozenset[str] | tuple[str]:
+    """The keys a fresh pick may have (one unless `Unsettled`)."""
+    key = pick[0]
+    return (key,) if type(key) is str else key.named  # type: ignore[attr-defined]
 
 
 @dataclass(slots=True)

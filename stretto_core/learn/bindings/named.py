@@ -91,6 +91,10 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
                 continue
             if passed is None:
                 passed = _passed_by_value(state)
+            if type(pick) is not str:  # one of several named (`fresh.Unsettled`): settled if passed
+                if passed.keys().isdisjoint(pick.named):
+                    continue
+                pick = pick.settle(state)
             hit = passed.get(pick)
             if hit is None:
                 continue

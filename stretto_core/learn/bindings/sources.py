@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stretto_core.learn.bindings.fresh import Fresh, fresh_at, fresh_picks, same_pool
+from stretto_core.learn.bindings.fresh import Fresh, fresh_at, fresh_picks, may_be, same_pool, settled
 from stretto_core.learn.bindings.mention import list_prefix
 from stretto_core.learn.bindings.model import ALIGNED, FREE, ArgCounts, source_key
 from stretto_core.learn.bindings.pick import Holders, Pick, eligible_path, free_pick_held, gather, pool_of, renamed
@@ -152,7 +152,8 @@ def _set_fresh(sources: Sources, fresh: list[Fresh | None]) -> None:
     by_fresh: dict[str, list[int]] = {}
     for i, pick in enumerate(fresh):
         if pick is not None:
-            by_fresh.setdefault(pick[0], []).append(i)
+            for key in may_be(pick):
+                by_fresh.setdefault(key, []).append(i)
     sources.by_fresh = by_fresh
 
 
@@ -170,7 +171,7 @@ def _count_free(state: ToolState, sources: Sources, tally: Tally, tool: str, arg
             _bump(evidence, pick.mention, sources.keys[i], 1, pick.key == key)
     for i in sources.by_fresh.get(key, ()):
         if i not in own:
-            _bump(evidence, sources.fresh[i][1], sources.keys[i], 0, True)
+            _bump_fresh(state, sources, evidence, i, key)
     return own
 
 
@@ -198,7 +199,14 @@ def _count_aligned(state: ToolState, sources: Sources, tally: Tally, tool: str, 
             _bump(evidence, pick.mention, sources.keys[i], 1, pick.key == key)
     for i in sources.by_fresh.get(key, ()):
         if i not in taken:
-            _bump(evidence, sources.fresh[i][1], sources.keys[i], 0, True)
+            _bump_fresh(state, sources, evidence, i, key)
+
+
+def _bump_fresh(state: ToolState, sources: Sources, evidence: Evidence, i: int, key: str) -> None:
+    """n_eq += 1 at source `i` when its fresh pick is `key` (it may be one of several, `Unsettled`)."""
+    pick = sources.fresh[i]
+    if settled(state, pick) == key:  # type: ignore[arg-type]
+        _bump(evidence, pick[1], sources.keys[i], 0, True)  # type: ignore[index]
 
 
 def _anchored_somewhere(elements: Elements, pool: list[ResultEntry], prefix: str, anchors: list[str]) -> bool:
