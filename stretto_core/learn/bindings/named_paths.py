@@ -164,6 +164,9 @@ def word_of(entry: ResultEntry, word: str) -> Worded:
         by_word = views["nw"] = {}
     got = by_word.get(word)
     if got is None:
+        if not any(map(str.isalpha, word)):  # a record word has a letter (`mention.record_words`)
+            by_word[word] = _NOT_A_WORD
+            return _NOT_A_WORD
         lists = lists_of(entry)
         targets: list[tuple[str, frozenset[str]]] = []
         found: list[str] = []
