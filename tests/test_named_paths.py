@@ -1,4 +1,4 @@
-"""A result's named source paths found in one pass (`named_table`) are `named_view`'s, path by path."""
+"""A result's named source paths (`named_table`, grown as the user speaks) are `named_view`'s, path by path."""
 
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ def test_the_named_table_of_a_result_is_named_view_at_each_of_its_paths(corpus, 
     seen: Counter[str] = Counter()
 
     def checked(state, entry):
+        before = entry.cache.get("named")
+        if before is not None and before.version != state.user_version and before.table:
+            seen["brought up to date"] += 1  # not made anew: grown from the words since
+            seen["a record word not yet whole"] += bool(before.unwhole)
         table = named_table(state, entry)
         if table is not None:
             said = written(state, entry) if state.user_version else set()
@@ -58,3 +62,4 @@ def test_the_named_table_of_a_result_is_named_view_at_each_of_its_paths(corpus, 
     monkeypatch.setattr(fresh, "named_table", checked)
     learn(corpus)
     assert seen["paths"] > 500 and seen["named"] > 100 and seen["by a record word"] > 50, seen
+    assert seen["brought up to date"] > 20 or not any(s.header.app and s.header.app.startswith("tau2") for s in corpus), seen
