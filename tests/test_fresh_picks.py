@@ -7,33 +7,17 @@ from collections import Counter
 
 import pytest
 
+from real_corpora import CORPORA, corpus_sessions
 from shared_data import published_data
 
 from stretto_core.flow.ir import learn
 from stretto_core.learn.bindings import fresh
 from stretto_core.learn.bindings.pick import fresh_pick, holders
-from stretto_core.paths import data_root
-from stretto_core.sessions.ingest import ingest_files
-from stretto_core.sessions.store import load_sessions
-
-DOJO = "agentdojo/runs/gpt-4o-2024-05-13"
-CORPORA = {"retail": ("tau2", ["tau2/trajectories/retail"], "tau2/retail"),
-           "airline": ("tau2", ["tau2/trajectories/airline"], "tau2/airline"),
-           "agentdojo": ("agentdojo", [f"{DOJO}/{suite}" for suite in ("banking", "slack", "travel", "workspace")], None)}
-"""Each corpus: its harness, its folders under the data root, the app kept (None: every one)."""
 
 
 @pytest.fixture(scope="module", params=sorted(CORPORA))
 def corpus(request, tmp_path_factory: pytest.TempPathFactory):
-    harness, folders, app = CORPORA[request.param]
-    out = tmp_path_factory.mktemp(harness)
-    kept = []
-    for i, folder in enumerate(folders):
-        path = data_root() / folder
-        assert path.exists(), f"no {folder} under the data root {data_root()}"
-        ingest_files(harness, [path], out / str(i))
-        kept += [s for s in load_sessions([out / str(i)]) if app is None or s.header.app == app][:60]
-    return request.param, kept
+    return request.param, corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
 
 
 @published_data

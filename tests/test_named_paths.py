@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from real_corpora import corpus_sessions
 from shared_data import published_data
 
 from stretto_core.flow.ir import learn
@@ -13,28 +14,12 @@ from stretto_core.learn.bindings import fresh
 from stretto_core.learn.bindings.mention import named_view, written
 from stretto_core.learn.bindings.named_paths import named_table
 from stretto_core.learn.bindings.pick import eligible_path
-from stretto_core.paths import data_root
 from stretto_core.sessions.focus import list_prefix
-from stretto_core.sessions.ingest import ingest_files
-from stretto_core.sessions.store import load_sessions
-
-DOJO = "agentdojo/runs/gpt-4o-2024-05-13"
-CORPORA = {"retail": ("tau2", ["tau2/trajectories/retail"], "tau2/retail"),
-           "agentdojo": ("agentdojo", [f"{DOJO}/{suite}" for suite in ("banking", "slack", "travel", "workspace")], None)}
-"""Each corpus: its harness, its folders under the data root, the app kept (None: every one)."""
 
 
-@pytest.fixture(scope="module", params=sorted(CORPORA))
+@pytest.fixture(scope="module", params=["agentdojo", "retail"])
 def corpus(request, tmp_path_factory: pytest.TempPathFactory):
-    harness, folders, app = CORPORA[request.param]
-    out = tmp_path_factory.mktemp(harness)
-    kept = []
-    for i, folder in enumerate(folders):
-        path = data_root() / folder
-        assert path.exists(), f"no {folder} under the data root {data_root()}"
-        ingest_files(harness, [path], out / str(i))
-        kept += [s for s in load_sessions([out / str(i)]) if app is None or s.header.app == app][:60]
-    return kept
+    return corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
 
 
 @published_data

@@ -136,12 +136,18 @@ def _bring_up(state: ToolState, entry: ResultEntry, naming: _Naming) -> None:
         naming.table = table
 
 
+def _kept(entry: ResultEntry, tag: object) -> dict:
+    """A table of answers kept with the entry's index under `tag` (made empty the first time)."""
+    views = entry.index_views
+    got = views.get(tag)
+    if got is None:
+        got = views[tag] = {}
+    return got
+
+
 def _direct(entry: ResultEntry, key: str) -> Targets:
     """The source paths where `key` is a candidate (kept with the index)."""
-    views = entry.index_views
-    by_key = views.get("nd")
-    if by_key is None:
-        by_key = views["nd"] = {}
+    by_key = _kept(entry, "nd")
     got = by_key.get(key)
     if got is None:
         one = frozenset((key,))
@@ -158,10 +164,7 @@ def _direct(entry: ResultEntry, key: str) -> Targets:
 def word_of(entry: ResultEntry, word: str) -> Worded:
     """What `word`, a value of the result, names as a record word (kept with the index): a record
     word is a value at a path under a list, never a key of a record (`*~`)."""
-    views = entry.index_views
-    by_word = views.get("nw")
-    if by_word is None:
-        by_word = views["nw"] = {}
+    by_word = _kept(entry, "nw")
     got = by_word.get(word)
     if got is None:
         if not any(map(str.isalpha, word)):  # a record word has a letter (`mention.record_words`)
@@ -186,11 +189,7 @@ def word_of(entry: ResultEntry, word: str) -> Worded:
 def _element_targets(entry: ResultEntry, prefix: str, element: tuple[int, ...]) -> Targets:
     """The candidates in one element of the list at `prefix`, at each source path under the list
     holding some (kept with the index)."""
-    views = entry.index_views
-    tag = ("nt", prefix)
-    by_element = views.get(tag)
-    if by_element is None:
-        by_element = views[tag] = {}
+    by_element = _kept(entry, ("nt", prefix))
     got = by_element.get(element)
     if got is None:
         found = []
