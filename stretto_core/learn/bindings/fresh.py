@@ -57,6 +57,8 @@ class FreshPicks:
     """The pool's results with their `named_table`s, once asked."""
     maybe: set[str] | None = None
     """Every path some of `tables` holds (None: some table cannot be told)."""
+    dropped: int = 0
+    """How many times picks were dropped (what read the table since may stand while it is the same)."""
 
 
 def fresh_picks(state: ToolState, tool: str, pool: list[ResultEntry]) -> FreshPicks:
@@ -120,16 +122,19 @@ def _renamed(state: ToolState, table: FreshPicks) -> None:
     moved = _moved(state, table.pool, user.since(table.said)) if not user.dropped else None
     table.version, table.said, table.tables = state.user_version, user.count, None
     picks = table.picks
+    before = len(picks)
     if moved is None:
         picks.clear()
         table.fragile = set()
-        return
-    for path in moved:
-        if picks.pop(path, None) is not None:
+    else:
+        for path in moved:
+            if picks.pop(path, None) is not None:
+                table.fragile.discard(path)
+        for path in [p for p in table.fragile if picks[p][1] == GENERAL]:
+            del picks[path]
             table.fragile.discard(path)
-    for path in [p for p in table.fragile if picks[p][1] == GENERAL]:
-        del picks[path]
-        table.fragile.discard(path)
+    if len(picks) != before:
+        table.dropped += 1
 
 
 def _moved(state: ToolState, pool: list[ResultEntry], messages: list[str]) -> set[str] | None:
@@ -186,6 +191,7 @@ def _slid(state: ToolState, table: FreshPicks, pool: list[ResultEntry]) -> None:
     picks, fragile = table.picks, table.fragile
     if not picks:
         return
+    table.dropped += 1  # the pool is another: what read it reads again
     hit: set[str] = set()
     for entry in changed:
         naming = naming_of(state, entry)
@@ -316,6 +322,9 @@ class ListPicks:
     keys: list[str]
     """Each path's source key, `<tool> <path>`."""
     out: list[tuple[str, str, str, str]]
+    table: FreshPicks | None = None
+    """The table `out` was read from, and its `dropped` then."""
+    dropped: int = -1
 
 
 def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, str]]:
@@ -339,11 +348,16 @@ def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, 
         got = state.views[tag] = ListPicks(pool, -1, paths, [source_key(tool, p) for p in paths], [])
     got.version = version
     table = fresh_picks(state, tool, pool)
+    if got.table is table and got.dropped == table.dropped:  # none of its picks moved
+        return got.out
+    picks = table.picks
     out = []
     for key, path in zip(got.keys, got.paths):
-        pick = fresh_at(state, table, path)
+        made = picks.get(path)
+        pick = made[0] if made is not None else fresh_at(state, table, path)
         if pick is not None:
             out.append((key, path, pick[0], pick[1]))
+    got.table, got.dropped = table, table.dropped
     if out != got.out:
         got.out = out
     return got.out

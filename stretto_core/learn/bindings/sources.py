@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stretto_core.learn.bindings.fresh import Fresh, fresh_at, fresh_picks, may_be, same_pool, settled
+from stretto_core.learn.bindings.fresh import Fresh, FreshPicks, fresh_at, fresh_picks, may_be, same_pool, settled
 from stretto_core.learn.bindings.mention import list_prefix
 from stretto_core.learn.bindings.model import ALIGNED, FREE, ArgCounts, source_key
 from stretto_core.learn.bindings.pick import Holders, Pick, eligible_path, free_pick_held, gather, pool_of, renamed
@@ -66,6 +66,9 @@ class Sources:
     by_fresh: dict[str, list[int]] = field(default_factory=dict)
     """Key of a fresh pick -> the indexes where it is the fresh pick."""
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    table: FreshPicks | None = None
+    """The tool's table `fresh` was read from, and its `dropped` then."""
+    dropped: int = -1
 
 
 def source_paths(pool: list[ResultEntry]) -> list[str]:
@@ -114,10 +117,12 @@ def _current(state: ToolState, tool: str) -> Sources:
         if got.version != state.user_version:
             got.version = state.user_version
             table = fresh_picks(state, tool, pool)
-            fresh = [fresh_at(state, table, path) for path in got.paths]
-            if fresh != got.fresh:
-                _flush(got)
-                _set_fresh(got, fresh)
+            if got.table is not table or got.dropped != table.dropped:  # some picks may have moved
+                fresh = _fresh_of(state, table, got.paths)
+                got.table, got.dropped = table, table.dropped
+                if fresh != got.fresh:
+                    _flush(got)
+                    _set_fresh(got, fresh)
         return got
     if got is not None:
         _flush(got)
@@ -136,8 +141,15 @@ def _current(state: ToolState, tool: str) -> Sources:
             if j is not None and not any(path in entry.index.by_path for entry in changed):
                 new.holders[i] = got.holders[j]
     table = fresh_picks(state, tool, pool)
-    _set_fresh(new, [fresh_at(state, table, path) for path in paths])
+    _set_fresh(new, _fresh_of(state, table, paths))
+    new.table, new.dropped = table, table.dropped
     return new
+
+
+def _fresh_of(state: ToolState, table: FreshPicks, paths: list[str]) -> list[Fresh | None]:
+    """The fresh pick at each path, from the tool's table."""
+    picks = table.picks
+    return [made[0] if (made := picks.get(path)) is not None else fresh_at(state, table, path) for path in paths]
 
 
 def _holders_at(state: ToolState, sources: Sources, i: int) -> Holders:
