@@ -8,14 +8,19 @@ tool keeps one table of its pool's fresh picks (`FreshPicks`), path -> the pick 
 made, which both read, and which is carried on:
 
 - when the user speaks, a path's pick stays unless the new words hold a value the user wrote of
-  a result of the pool (`written`) at that path, or under its list (a value names its own
-  candidate, or its record: an element of a list it lies under; how clearly a record word names
-  weighs its frequency over the pool's elements of that list): `_moved`;
+  a result of the pool that names a candidate at that path: the value itself, or a record word
+  of the candidate's element (what a word names, and how clearly, moves only with the words
+  the user writes): `_moved`;
 - when the pool grows by a result in front (and loses its oldest, when full), a plain pick (the
   newest holder's first candidate, nothing named there) stays unless the results in or out hold
-  the path; a named pick (the candidate the user named most clearly) stays unless they name
-  something at the path or hold a record word written under its list (`named_paths.naming_of`);
+  the path; the one value named there stays unless they name one there too; the candidate named
+  most clearly of several stays unless they name one there or hold a record word written in an
+  element of the path's list (it weighs in how clearly each word names: `named_paths.naming_of`);
 - a pick made by the general rule (only candidates without a key were named) is made anew.
+
+Of several named, which one is the pick (`clearest`) is found only when its key is asked
+(`Unsettled`): counting needs only its class, `mentioned`, unless a value counted or passed is
+one of them.
 
 A test holds every pick carried on equal to one made anew, on real sessions.
 """
