@@ -38,7 +38,7 @@ from typing import Iterable
 
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
 from stretto_core.learn.bindings.pick import free_pick, pool_of
-from stretto_core.learn.bindings.sources import list_source_picks
+from stretto_core.learn.bindings.fresh import list_source_picks
 from stretto_core.sessions.state import ToolState
 
 PRIOR_DECISIONS = 40.0
@@ -91,16 +91,39 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
                 continue
             if passed is None:
                 passed = _passed_by_value(state)
+            if type(pick) is not str:  # one of several named (`fresh.Unsettled`): settled if passed
+                if passed.keys().isdisjoint(pick.named):
+                    continue
+                pick = pick.settle(state)
             hit = passed.get(pick)
             if hit is None:
                 continue
             for tool, arg in hit.items():
                 _add(counts.named_passed.setdefault(tool, {}), key, 1.0)
-                own = free_pick(state, tool, arg, pool_of(state, source_tool), path)
-                if own is not None and own.mention == MENTIONED:
+                if _own_named(state, tool, arg, source_tool, path):
                     _add(counts.passed_named.setdefault(tool, {}), key, 1.0)
                 elif tool in called:  # not named for this read at this decision
                     run.unnamed[(tool, i)] = run.unnamed.get((tool, i), 0) + 1
+
+
+def _own_named(state: ToolState, tool: str, arg: str, source_tool: str, path: str) -> bool:
+    """Whether the free pick of `arg` of `tool` at (`source_tool`, `path`) is `mentioned`: it
+    moves only with the pool, the user's words and the values passed for the argument (which
+    only grow), so it is kept until one of them does."""
+    pool = pool_of(state, source_tool)
+    stamp = (pool[0].position, len(pool), state.user_version, len(state.passed_values(tool, arg)))
+    memo: dict[tuple[str, str, str, str], tuple[tuple[int, int, int, int], bool]] | None = state.views.get(_OWN)
+    if memo is None:
+        memo = state.views[_OWN] = {}
+    tag = (tool, arg, source_tool, path)
+    got = memo.get(tag)
+    if got is None or got[0] != stamp:
+        own = free_pick(state, tool, arg, pool, path)
+        got = memo[tag] = (stamp, own is not None and own.mention == MENTIONED)
+    return got[1]
+
+
+_OWN = "named-own"
 
 
 def flush_named(state: ToolState) -> None:

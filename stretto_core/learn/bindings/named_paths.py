@@ -2,33 +2,75 @@
 
 `mention.named_view` answers for one path: the candidates there the user named (a value they
 wrote, or a value whose record holds a word they wrote), or None. Learning asks it of every
-source path of every result of every pool, again each time the user speaks, and most of its
-cost was asking, path by path. `named_table` gives the same answers for a whole result in one
-pass over its source paths (`eligible_path`: the only paths learning asks about), from what
-the user wrote of it:
+source path of every result of every pool, again each time the user speaks. `named_table`
+gives the same answers for a whole result, from what the user wrote of it (`written`), one
+value at a time:
 
-    a value written   for each value k the user wrote, each path holding k (`ValueIndex.paths`)
-    a record word     for each list the result holds whose elements hold a word the user
-                      wrote (`element_hits`), each path under that list: its candidates in
-                      those elements (`_keys_by_element`)
+    a value written   each source path (`eligible_path`) holding it among its candidates
+    a record word     (a value written as a whole word, `element_hits`) for each list of the
+                      result whose elements it is a word of, each source path under that list:
+                      its candidates in those elements (`_keys_by_element`), the candidates
+                      among them
 
-then keeps, per path, the candidates among them (as `named_view` flags them). A source path
+What one value names at the result's paths depends on the result alone, so it is kept with the
+result's index (`_direct`, `_worded`), shared by every state holding the result. And the user's
+words only grow: a value once written stays written, a word once written whole stays so. So the
+table only ever gains, and when the user speaks it is brought up to date from the values written
+since (and the words written, not yet as whole words, before), not made anew. A source path
 absent from the table is one where `named_view` is None; a test holds the two equal on real
 sessions.
 """
 
 from __future__ import annotations
 
-from stretto_core.learn.bindings.mention import Named, _keys_by_element, candidates, element_hits, written
+from dataclasses import dataclass, field
+
+from stretto_core.learn.bindings.mention import (LIST_MARK, Named, _keys_by_element, _word_elements, candidates,
+                                                 written)
 from stretto_core.learn.bindings.pick import eligible_path
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.values import ValueIndex
 
 NamedTable = dict[str, frozenset[str]]
 """Source path -> the keys of the candidates there the user named (only paths where some are)."""
 
+Targets = tuple[tuple[str, frozenset[str]], ...]
+"""What one value names in a result: (source path, the keys of the candidates there)."""
+
 _EMPTY: NamedTable = {}
+_NONE: Targets = ()
+
+
+@dataclass(slots=True)
+class _Naming:
+    """One result's table as of one `user_version`, with what bringing it up to date needs."""
+
+    user: UserText
+    """The user's words it was made from (a table only grows with those of one state)."""
+    version: int = 0
+    seen: set[str] = field(default_factory=set)
+    """The values of `written` already weighed."""
+    unwhole: dict[str, Worded] = field(default_factory=dict)
+    """Record words written, but not yet as whole words -> what they name once they are."""
+    table: NamedTable = field(default_factory=dict)
+    hit_lists: frozenset[str] = frozenset()
+    """The lists (prefixes) an element of which holds a record word written as a whole word (where
+    `element_hits` has some)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Worded:
+    """What one value of a result names as a record word (once written as a whole word)."""
+
+    targets: Targets
+    """At the source paths under the lists it is a word of, the candidates in its elements."""
+    lists: frozenset[str]
+    """The lists (prefixes, any under which it lies) it is a word of an element of."""
+
+
+_NOT_A_WORD = Worded(_NONE, frozenset())
 
 
 def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
@@ -37,59 +79,142 @@ def named_table(state: ToolState, entry: ResultEntry) -> NamedTable | None:
     what the user said may be dropped: `named_view` answers there) or for an index that is not a
     whole `ValueIndex`.
 
-    Cached on the entry per `user_version` (the user's words are all it depends on besides the
-    result)."""
+    Kept on the entry, brought up to date at each `user_version` (module docstring)."""
+    naming = naming_of(state, entry)
+    return None if naming is None else naming.table or _EMPTY
+
+
+def naming_of(state: ToolState, entry: ResultEntry) -> _Naming | None:
+    """The entry's `_Naming` as of the state's `user_version` (None where `named_table` is)."""
     if state.served or type(entry.index) is not ValueIndex:
         return None
-    version = state.user_version
-    if not version:
-        return _EMPTY
-    got = entry.cache.get("named")
-    if got is not None and got[0] == version:
-        return got[1]
-    table = _named(state, entry)
-    entry.cache["named"] = (version, table)
-    return table
+    naming: _Naming | None = entry.cache.get("named")
+    if naming is None or naming.user is not state.user or state.user.dropped:
+        naming = entry.cache["named"] = _Naming(state.user)
+    if naming.version != state.user_version:
+        _bring_up(state, entry, naming)
+    return naming
 
 
-def _named(state: ToolState, entry: ResultEntry) -> NamedTable:
+def _bring_up(state: ToolState, entry: ResultEntry, naming: _Naming) -> None:
+    """Add to `naming.table` what the user named of `entry` since its version (a new table when
+    it gains: callers may hold the old one)."""
+    naming.version = state.user_version
+    if not state.user_version:
+        return
     said = written(state, entry)
-    if not said:
-        return _EMPTY
-    index = entry.index
-    found: dict[str, set[str]] = {}
-    for key in said:  # the values written, where they are held
-        for path in index.paths.get(key, ()):
-            if not eligible_path(path):
-                continue
-            cands = candidates(entry, path)
-            if cands is not None and key in cands.first:
-                got = found.get(path)
-                if got is None:
-                    found[path] = {key}
-                else:
-                    got.add(key)
-    for prefix, paths in lists_of(entry).items():  # the words written, in the records they are words of
-        hits = element_hits(state, entry, prefix, said)
-        if not hits:
-            continue
-        for path in paths:
-            by_element = _keys_by_element(entry, path, prefix)
-            for element in hits:
-                keys = by_element.get(element)
-                if keys:
-                    got = found.get(path)
-                    if got is None:
-                        found[path] = set(keys)
-                    else:
-                        got.update(keys)
-    table: NamedTable = {}
-    for path, keys in found.items():  # the candidates among them (a record's 1 may be a candidate's True)
-        cands = candidates(entry, path)
-        flagged = frozenset(k for k in cands.keys if k in keys) if cands is not None else frozenset()
-        if flagged:
-            table[path] = flagged
-    return table or _EMPTY
+    seen, unwhole = naming.seen, naming.unwhole
+    if len(said) == len(seen) and not unwhole:  # `seen` is a part of `said`: nothing new
+        return
+    gained: list[Targets] = []
+    hit: list[frozenset[str]] = []
+    latest = state.user.latest
+    for word in [w for w in unwhole if latest(w, True) is not None]:
+        worded = unwhole.pop(word)
+        gained.append(worded.targets)
+        hit.append(worded.lists)
+    for key in said - seen if len(said) > len(seen) else ():
+        seen.add(key)
+        direct = _direct(entry, key)
+        if direct:
+            gained.append(direct)
+        worded = word_of(entry, key)
+        if worded.lists:
+            if latest(key, True) is None:
+                unwhole[key] = worded
+            else:
+                gained.append(worded.targets)
+                hit.append(worded.lists)
+    if hit:
+        naming.hit_lists = naming.hit_lists.union(*hit)
+    if any(gained):
+        table = dict(naming.table)
+        for targets in gained:
+            for path, keys in targets:
+                held = table.get(path)
+                table[path] = keys if held is None else held | keys
+        naming.table = table
+
+
+def _kept(entry: ResultEntry, tag: object) -> dict:
+    """A table of answers kept with the entry's index under `tag` (made empty the first time)."""
+    views = entry.index_views
+    got = views.get(tag)
+    if got is None:
+        got = views[tag] = {}
+    return got
+
+
+def _direct(entry: ResultEntry, key: str) -> Targets:
+    """The source paths where `key` is a candidate (kept with the index)."""
+    by_key = _kept(entry, "nd")
+    got = by_key.get(key)
+    if got is None:
+        one = frozenset((key,))
+        found = []
+        for path in entry.index.paths.get(key, ()):
+            if eligible_path(path):
+                cands = candidates(entry, path)
+                if cands is not None and key in cands.first:
+                    found.append((path, one))
+        got = by_key[key] = tuple(found) if found else _NONE
+    return got
+
+
+def word_of(entry: ResultEntry, word: str) -> Worded:
+    """What `word`, a value of the result, names as a record word (kept with the index): a record
+    word is a value at a path under a list, never a key of a record (`*~`)."""
+    by_word = _kept(entry, "nw")
+    got = by_word.get(word)
+    if got is None:
+        if not any(map(str.isalpha, word)):  # a record word has a letter (`mention.record_words`)
+            by_word[word] = _NOT_A_WORD
+            return _NOT_A_WORD
+        lists = lists_of(entry)
+        targets: list[tuple[str, frozenset[str]]] = []
+        found: list[str] = []
+        prefixes = dict.fromkeys(p for path in entry.index.paths.get(word, ()) if not path.endswith("*~")
+                                 for p in lists_under(path))
+        for prefix in prefixes:
+            elements = _word_elements(entry, prefix).get(word)
+            if elements:
+                found.append(prefix)
+                if prefix in lists:
+                    for element in elements:
+                        targets += _element_targets(entry, prefix, element)
+        got = by_word[word] = Worded(tuple(targets), frozenset(found)) if found else _NOT_A_WORD
+    return got
+
+
+def _element_targets(entry: ResultEntry, prefix: str, element: tuple[int, ...]) -> Targets:
+    """The candidates in one element of the list at `prefix`, at each source path under the list
+    holding some (kept with the index)."""
+    by_element = _kept(entry, ("nt", prefix))
+    got = by_element.get(element)
+    if got is None:
+        found = []
+        for path in lists_of(entry)[prefix]:
+            keys = _keys_by_element(entry, path, prefix).get(element)
+            if keys:
+                cands = candidates(entry, path)
+                held = cands.first if cands is not None else _NO_CANDIDATES
+                flagged = frozenset(k for k in keys if k in held)  # a record's 1 may be a candidate's True
+                if flagged:
+                    found.append((path, flagged))
+        got = by_element[element] = tuple(found)
+    return got
+
+
+_NO_CANDIDATES: dict[str, int] = {}
+
+
+def lists_under(path: str) -> list[str]:
+    """The prefix of a path up to and including each of its `[*]`: every list it lies under."""
+    out, at = [], path.find(LIST_MARK)
+    while at >= 0:
+        out.append(path[:at + len(LIST_MARK)])
+        at = path.find(LIST_MARK, at + 1)
+    return out
 
 
 def lists_of(entry: ResultEntry) -> dict[str, list[str]]:
