@@ -31,6 +31,7 @@ from stretto_core.learn.bindings.pick import (Holders, Pick, eligible_path, fres
                                              pool_of, renamed)
 from stretto_core.learn.bindings.records import aligned_pick_held, anchored_element
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.value_written import written_in
 from stretto_core.sessions.values import ValueIndex
 
 Evidence = dict[str, dict[str, list[float]]]
@@ -237,7 +238,7 @@ def _moved_lists(state: ToolState, pool: list[ResultEntry], messages: list[str])
             return None
         paths = entry.index.paths
         for key in written(state, entry):
-            if key in joined:
+            if written_in(joined, key):
                 for path in paths.get(key, ()):
                     out.update(_lists_of_path(path))
     return out
