@@ -8,22 +8,17 @@ import pytest
 
 from bindings_sessions import SHOP, Script, order_record, user_record
 from shared_data import published_data
+from test_bindings_named_bulk import retail  # noqa: F401  (the fixture: real retail sessions, ingested)
 
 from stretto_core.learn.bindings import BindingCounts, add_session, compile_table, site_name
 from stretto_core.learn.bindings.model import MENTIONED, NAMED_OTHER, PLAIN
 from stretto_core.learn.bindings.named import served_lift
 from stretto_core.learn.bindings.pick import free_pick, pool_of
-from stretto_core.paths import data_root
 from stretto_core.serve.bind import bind
-from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
 from stretto_core.sessions.state import ToolState
-from stretto_core.sessions.store import load_sessions
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.value_written import bare, find_word, written_in
-
-RETAIL = "tau2/trajectories/retail"
-
 
 def test_an_order_id_written_without_its_sigil_is_written():
     assert written_in("my order is w2378156, the chair", "#w2378156")
@@ -141,21 +136,12 @@ def test_a_named_other_pick_takes_the_other_lift_only_beside_an_id_and_from_vers
     assert served_lift(lifts, PLAIN, False, 3) == 0.6 and served_lift(lifts, MENTIONED, False, 3) == 1.0
 
 
-@pytest.fixture(scope="module")
-def retail(tmp_path_factory: pytest.TempPathFactory):
-    path = data_root() / RETAIL
-    assert path.exists(), f"no {RETAIL} under the data root {data_root()}"
-    out = tmp_path_factory.mktemp("tau2")
-    ingest_files("tau2", [path], out)
-    return [s for s in load_sessions([out]) if s.header.app == "tau2/retail"]
-
-
 PICKS = [("get_order_details", "order_id", "get_user_details", "$.orders[*]"),
          ("get_product_details", "product_id", "get_order_details", "$.items[*].product_id")]
 
 
 @published_data
-def test_serving_and_learning_name_the_same_picks_on_real_retail_sessions(retail):
+def test_serving_and_learning_name_the_same_picks_on_real_retail_sessions(retail):  # noqa: F811
     """A learning state and a served one (the user's text cut to its newest part, results in
     windows) fed the same events pick the same values with the same classes at every result."""
     compared = named_bare = 0

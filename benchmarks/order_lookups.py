@@ -1,0 +1,117 @@
+"""What the state held when each order lookup was made, and how often each kind was used (CV on train).
+
+    python benchmarks/order_lookups.py --sessions DIR [--app tau2/retail] [--tool get_order_details] [--json OUT]
+
+Replays retail's train tasks in the 5 folds of `train_folds.py` (a flow learned from the other
+agents' sessions of the other folds; the test split is never read), one episode at a time, and
+records at every lookup of `--tool` what the speculator's state held: the pick's mention class,
+how many orders the user has, how many were read before, the pick's place in the list, whether
+an order read holds an item the user named, a few of the user's words and the statuses read.
+Prints, per feature and value, used / made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from train_folds import fold_of
+from variant_diff import load_corpus
+from stretto_core.evaluate.measure.bench_plan import agent_key
+from stretto_core.evaluate.measure.metrics import replay_each
+from stretto_core.evaluate.replay.episode import prepare_sessions
+from stretto_core.evaluate.replay.run import ReplayOptions
+from stretto_core.evaluate.variants import VariantFlows, variant
+from stretto_core.learn.bindings.mention import named_view
+from stretto_core.learn.bindings.pick import pool_of
+from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.values import normalize
+
+WORDS = ("cancel", "return", "exchange", "orders", "all", "address", "refund")
+ITEM_PATHS = ("$.items[*].item_id", "$.items[*].product_id", "$.items[*].name")
+
+
+def features(state: Any, tool: str, arguments: dict[str, Any], mention: str) -> dict[str, Any]:
+    """What the state held for one order lookup (τ² retail's shapes: `$.orders[*]`, `$.order_id`)."""
+    users = pool_of(state, "get_user_details")
+    orders = [normalize(v) for v in users[0].index.by_path.get("$.orders[*]", [])] if users else []
+    reads = pool_of(state, tool)
+    done = set(state.passed_values(tool, "order_id")) | {
+        normalize(v) for e in reads for v in e.index.by_path.get("$.order_id", [])}
+    pick = normalize(next(iter(arguments.values()), None))
+    statuses = {str(v).lower() for e in reads for v in e.index.by_path.get("$.status", [])}
+    return {
+        "class": mention, "orders": len(orders), "read before": len(done & set(orders)),
+        "place in the list": orders.index(pick) if pick in orders else -1,
+        "an order read holds a named item": any(
+            path in e.index.by_path and named_view(state, e, path) is not None for e in reads for path in ITEM_PATHS),
+        **{f'said "{w}"': w in state.user.text for w in WORDS},
+        "a pending order read": "pending" in statuses, "a delivered order read": "delivered" in statuses,
+    }
+
+
+class Recording:
+    """A flow model that binds as the one it wraps and keeps each `tool` lookup's features."""
+
+    def __init__(self, model: Any, tool: str) -> None:
+        self.model, self.tool, self.seen = model, tool, {}
+
+    def bind(self, tool: str, state: Any, site: str) -> Any:
+        got = self.model.bind(tool, state, site)
+        if got is not None and tool == self.tool:
+            key = (json.dumps(got.arguments, sort_keys=True, default=str), site)
+            self.seen.setdefault(key, features(state, tool, got.arguments, getattr(got, "mention", "plain")))
+        return got
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=Path, required=True)
+    parser.add_argument("--app", default="tau2/retail")
+    parser.add_argument("--tool", default="get_order_details")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    train = load_corpus(args.sessions).on("train", args.app)
+    v, flows = variant("full"), VariantFlows()
+    rows: list[dict[str, Any]] = []
+    for k in range(args.folds):
+        rest = [s for s in train if fold_of(s.header.task_id, args.folds) != k]
+        held: dict[str, list] = defaultdict(list)
+        for s in train:
+            if fold_of(s.header.task_id, args.folds) == k:
+                held[agent_key(s.header.agent_model)].append(s)
+        for agent, sessions in sorted(held.items()):
+            model = flows.model([s for s in rest if agent_key(s.header.agent_model) != agent] or rest, v)
+            for session in sessions:  # one at a time: a lookup's features are its own episode's
+                rec = Recording(model, args.tool)
+                result = replay_each([(rec, prepare_sessions([session]))],
+                                     ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, processes=1))
+                for r in result.lookup_rows:
+                    if r.tool == args.tool:
+                        key = (json.dumps(r.arguments, sort_keys=True, default=str), r.site)
+                        rows.append({**rec.seen.get(key, {}), "site": r.site, "used": r.used, "score": r.score})
+    print(f"{args.app}, {args.tool}, {args.folds} folds over the train tasks: {len(rows)} lookups, "
+          f"{sum(r['used'] for r in rows)} used\n\n| Feature | Value | Used / made | Mean score |\n|---|---|---|---|")
+    for name in [k for k in (rows[0] if rows else {}) if k not in ("used", "score")]:
+        cells: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+        for r in rows:
+            cell = cells[str(r.get(name))]
+            cell[0] += 1
+            cell[1] += r["used"]
+            cell[2] += r["score"]
+        for value, (n, used, score) in sorted(cells.items()):
+            print(f"| {name} | {value} | {used:.0f} / {n:.0f} | {score / n:.2f} |")
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        print(f"\nwrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
