@@ -19,7 +19,7 @@ it is not, and the user had named the read record by id (`by_id`: they wrote the
 is key-like), the decision is `other` for t (n_other(t, s), k_other(t, s)): the customer said
 which order they meant, the agent read it, and reads another seldom (τ² retail's train split: 2
 of 114 such decisions before an order read, 79 of 336 where nothing was named; airline's
-reservations 34 of 372 against 320 of 1,028). Named by a word, it is not: the user's words say
+reservations 32 of 272 against 322 of 1,128). Named by a word, it is not: the user's words say
 less (AgentDojo slack: a channel "named" by a URL ending `/random`, the agent told to read all
 channels). Derived (`class_lifts`), per bucket b (named, other, unnamed: the rest), the rate at
 which t was called shrunk to the source's rate p = k / n with a prior of `PRIOR_DECISIONS`
