@@ -18,9 +18,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from train_folds import fold_of
+from detour_sources import Recording
+from train_folds import fold_parts
 from variant_diff import load_corpus
-from stretto_core.evaluate.measure.bench_plan import agent_key
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.episode import prepare_sessions
 from stretto_core.evaluate.replay.run import ReplayOptions
@@ -53,23 +53,6 @@ def features(state: Any, tool: str, arguments: dict[str, Any], mention: str) -> 
     }
 
 
-class Recording:
-    """A flow model that binds as the one it wraps and keeps each `tool` lookup's features."""
-
-    def __init__(self, model: Any, tool: str) -> None:
-        self.model, self.tool, self.seen = model, tool, {}
-
-    def bind(self, tool: str, state: Any, site: str) -> Any:
-        got = self.model.bind(tool, state, site)
-        if got is not None and tool == self.tool:
-            key = (json.dumps(got.arguments, sort_keys=True, default=str), site)
-            self.seen.setdefault(key, features(state, tool, got.arguments, getattr(got, "mention", "plain")))
-        return got
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.model, name)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=Path, required=True)
@@ -80,23 +63,22 @@ def main() -> None:
     args = parser.parse_args()
     train = load_corpus(args.sessions).on("train", args.app)
     v, flows = variant("full"), VariantFlows()
+
+    def note(tool: str, state: Any, got: Any) -> dict[str, Any] | None:
+        return features(state, tool, got.arguments, getattr(got, "mention", "plain")) if tool == args.tool else None
+
     rows: list[dict[str, Any]] = []
     for k in range(args.folds):
-        rest = [s for s in train if fold_of(s.header.task_id, args.folds) != k]
-        held: dict[str, list] = defaultdict(list)
-        for s in train:
-            if fold_of(s.header.task_id, args.folds) == k:
-                held[agent_key(s.header.agent_model)].append(s)
-        for agent, sessions in sorted(held.items()):
-            model = flows.model([s for s in rest if agent_key(s.header.agent_model) != agent] or rest, v)
+        for learn_from, sessions in fold_parts(train, k, args.folds):
+            model = flows.model(learn_from, v)
             for session in sessions:  # one at a time: a lookup's features are its own episode's
-                rec = Recording(model, args.tool)
+                rec = Recording(model, note)
                 result = replay_each([(rec, prepare_sessions([session]))],
                                      ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, processes=1))
                 for r in result.lookup_rows:
                     if r.tool == args.tool:
-                        key = (json.dumps(r.arguments, sort_keys=True, default=str), r.site)
-                        rows.append({**rec.seen.get(key, {}), "site": r.site, "used": r.used, "score": r.score})
+                        key = (r.tool, json.dumps(r.arguments, sort_keys=True, default=str), r.site)
+                        rows.append({**(rec.seen.get(key) or {}), "site": r.site, "used": r.used, "score": r.score})
     print(f"{args.app}, {args.tool}, {args.folds} folds over the train tasks: {len(rows)} lookups, "
           f"{sum(r['used'] for r in rows)} used\n\n| Feature | Value | Used / made | Mean score |\n|---|---|---|---|")
     for name in [k for k in (rows[0] if rows else {}) if k not in ("used", "score")]:

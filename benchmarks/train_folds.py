@@ -32,6 +32,22 @@ def fold_of(task_id: str | None, folds: int) -> int:
     return int(hashlib.sha1(str(task_id).encode()).hexdigest(), 16) % folds
 
 
+def fold_parts(train: list, k: int, folds: int) -> list[tuple[list, list]]:
+    """Fold k's parts, one per agent: (the sessions its flow learns from, its held-out sessions):
+    the other agents' sessions of the other folds (all of the other folds' when it has no other)."""
+    rest = [s for s in train if fold_of(s.header.task_id, folds) != k]
+    held: dict[str, list] = defaultdict(list)
+    for s in train:
+        if fold_of(s.header.task_id, folds) == k:
+            held[agent_key(s.header.agent_model)].append(s)
+    parts = []
+    for agent, sessions in sorted(held.items()):
+        learn_from = [s for s in rest if agent_key(s.header.agent_model) != agent] or rest
+        if learn_from:
+            parts.append((learn_from, sessions))
+    return parts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=Path, required=True)
@@ -45,16 +61,8 @@ def main() -> None:
     v, flows = variant(args.variant), VariantFlows()
     totals: dict[str, int] = defaultdict(int)
     for k in range(args.folds):
-        rest = [s for s in train if fold_of(s.header.task_id, args.folds) != k]
-        held: dict[str, list] = defaultdict(list)
-        for s in train:
-            if fold_of(s.header.task_id, args.folds) == k:
-                held[agent_key(s.header.agent_model)].append(s)
-        assignments = []
-        for agent, sessions in sorted(held.items()):
-            learn_from = [s for s in rest if agent_key(s.header.agent_model) != agent] or rest
-            if learn_from:
-                assignments.append((flows.model(learn_from, v), prepare_sessions(sessions)))
+        assignments = [(flows.model(learn_from, v), prepare_sessions(sessions))
+                       for learn_from, sessions in fold_parts(train, k, args.folds)]
         if not assignments:
             continue
         result = replay_each(assignments, ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, processes=1))
