@@ -13,7 +13,7 @@ import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from stretto_core.cli.commands._load import load_for_verb
 from stretto_core.evaluate.measure.ablation import assignments_for
@@ -25,18 +25,24 @@ from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.splits import make_split_file
 
 
-class Recording:
-    """A flow model that binds as the one it wraps and remembers each binding's sources and class."""
+def sources_and_class(tool: str, state: Any, got: Any) -> tuple[str, str]:
+    """What `Recording` keeps of a binding by default: its sources and the lead's class."""
+    return " & ".join(got.sources) or "(no argument)", getattr(got, "mention", "plain")
 
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.seen: dict[tuple[str, str, str], tuple[str, str]] = {}
+
+class Recording:
+    """A flow model that binds as the one it wraps and remembers, per binding made, `note` of it
+    (by default its sources and class), keyed by (tool, arguments as JSON, site)."""
+
+    def __init__(self, model: Any, note: Callable[[str, Any, Any], Any] = sources_and_class) -> None:
+        self.model, self.note = model, note
+        self.seen: dict[tuple[str, str, str], Any] = {}
 
     def bind(self, tool: str, state: Any, site: str) -> Any:
         got = self.model.bind(tool, state, site)
         if got is not None:
             key = (tool, json.dumps(got.arguments, sort_keys=True, default=str), site)
-            self.seen[key] = (" & ".join(got.sources) or "(no argument)", getattr(got, "mention", "plain"))
+            self.seen[key] = self.note(tool, state, got)
         return got
 
     def __getattr__(self, name: str) -> Any:

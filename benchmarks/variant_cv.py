@@ -32,7 +32,7 @@ from variant_diff import load_corpus
 from stretto_core.evaluate.measure.bench_plan import agent_key
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.run import ReplayOptions
-from stretto_core.evaluate.variants import Variant, VariantFlows, variant
+from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.model import Session
 
@@ -57,20 +57,23 @@ def task_of(session: Session) -> str:
     return session.header.task_id or ""
 
 
-def fold_assignments(held: list[Session], rest: list[Session], v: Variant, flows: VariantFlows,
-                     other_agents: bool) -> list[tuple]:
-    """(flow, episodes) pairs replaying one fold: one flow for all, or one per held-out agent."""
+def fold_parts(train: list[Session], fold_of: dict[str, int], k: int,
+               other_agents: bool) -> list[tuple[list[Session], list[Session]]]:
+    """Fold k's parts, (the sessions a flow learns from, the held-out sessions it replays): one
+    for all, or one per held-out agent learning from the other agents' (`--learn-from`)."""
+    held = [s for s in train if fold_of[task_of(s)] == k]
+    rest = [s for s in train if fold_of[task_of(s)] != k]
     if not other_agents:
-        return [(flows.model(rest, v), held)] if rest and held else []
+        return [(rest, held)] if rest and held else []
     by_agent: dict[str, list[Session]] = defaultdict(list)
     for s in held:
         by_agent[agent_key(s.header.agent_model)].append(s)
-    pairs = []
+    parts = []
     for agent, sessions in sorted(by_agent.items()):
         learn_from = [s for s in rest if agent_key(s.header.agent_model) != agent] or rest
         if learn_from:
-            pairs.append((flows.model(learn_from, v), sessions))
-    return pairs
+            parts.append((learn_from, sessions))
+    return parts
 
 
 def main() -> None:
@@ -91,12 +94,11 @@ def main() -> None:
     flows, names = VariantFlows(), args.variants.split(",")
     totals = {n: dict.fromkeys(TOTALS, 0) for n in names}
     for k in range(args.folds):
-        held = [s for s in train if fold_of[task_of(s)] == k]
-        rest = [s for s in train if fold_of[task_of(s)] != k]
+        parts = fold_parts(train, fold_of, k, args.learn_from == "other-agents")
         cells = []
         for name in names:
             v = variant(name)
-            pairs = fold_assignments(held, rest, v, flows, args.learn_from == "other-agents")
+            pairs = [(flows.model(learn_from, v), held) for learn_from, held in parts]
             if not pairs:
                 continue
             result = replay_each(pairs, ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, split="train",
@@ -104,7 +106,7 @@ def main() -> None:
             for field in TOTALS:
                 totals[name][field] += getattr(result, field)
             cells.append(f"{name} {result.turns_saved} / {result.detours}")
-        print(f"fold {k} ({len(held)} sessions): " + ", ".join(cells), flush=True)
+        print(f"fold {k} ({sum(len(h) for _, h in parts)} sessions): " + ", ".join(cells), flush=True)
     ceiling = totals[names[0]]["ceiling_turns"]
     print(f"{args.app}, {args.folds}-fold CV (folds by {args.folds_by}, learning from {args.learn_from}) over "
           f"{len(tasks)} train tasks ({ceiling} ceiling turns): "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bindings_sessions import SHOP, Script, order_record, user_record
 from stretto_core.learn.bindings import BindingCounts, add_session, compile_table, site_name
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN
-from stretto_core.learn.bindings.named import NAMED, PRIOR_DECISIONS, UNNAMED, bucket_of
+from stretto_core.learn.bindings.named import NAMED, OTHER, PRIOR_DECISIONS, UNNAMED, bucket_of
 from stretto_core.learn.reads_ahead import reads_before_write
 from stretto_core.serve.bind import bind
 
@@ -57,6 +57,7 @@ def test_a_decision_counts_whether_the_user_named_a_record_of_the_list_and_what_
     # already, and the lamp (its open pick) is not named: for that tool those decisions are unnamed
     assert named.named_passed["get_product_details"][SOURCE] == 12 * 2
     assert "get_product_details" not in named.passed_named
+    assert named.other == {} and named.called_other == {}  # named by a word, never by the product's id
 
 
 def test_the_lift_holds_an_unnamed_pick_back_shrunk_with_a_prior_of_forty_and_never_raises_a_named_one():
@@ -67,6 +68,7 @@ def test_the_lift_holds_an_unnamed_pick_back_shrunk_with_a_prior_of_forty_and_ne
     n1, k1 = 12 * 3 - 12 * 2, 12
     assert abs(lift[UNNAMED] - ((k - k1 + PRIOR_DECISIONS * rate) / (n - n1 + PRIOR_DECISIONS)) / rate) < 1e-12
     assert lift[UNNAMED] < 0.7
+    assert OTHER not in lift  # the bottle was named by a word of its record, not by its id
     assert ((k1 + PRIOR_DECISIONS * rate) / (n1 + PRIOR_DECISIONS)) / rate > 1.5  # counted higher …
     assert NAMED not in lift  # … and served as counted
 

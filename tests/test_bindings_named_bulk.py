@@ -16,6 +16,7 @@ from stretto_core.learn.bindings import fresh as bindings_fresh
 from stretto_core.learn.bindings import named as bindings_named
 from stretto_core.learn.bindings.mention import list_prefix
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts, source_key
+from stretto_core.learn.bindings.named import by_id
 from stretto_core.learn.bindings.pick import free_pick, fresh_pick, holders, pool_of
 from stretto_core.learn.bindings.sources import source_paths
 from stretto_core.paths import data_root
@@ -54,10 +55,15 @@ def count_afresh(counts: NamedCounts, state: ToolState, called: Iterable[str]) -
                         _bump(counts.passed_named.setdefault(tool, {}), key)
                     if tool in named:
                         named[tool] = open_named
+                    if not open_named and by_id(state, pick.key):  # the `other` bucket
+                        _bump(counts.other.setdefault(tool, {}), key)
+                        if tool in called:
+                            _bump(counts.called_other.setdefault(tool, {}), key)
             for tool in called:
                 _bump(counts.called.setdefault(tool, {}), key)
                 if named[tool]:
                     _bump(counts.called_named.setdefault(tool, {}), key)
+
 
 
 def _bump(row: dict[str, float], key: str) -> None:
@@ -96,6 +102,7 @@ def test_named_counts_kept_and_added_in_bulk_are_the_counts_of_every_pick_made_a
     assert sum(named.named.values()) > 100 and sum(named.decisions.values()) > sum(named.named.values())
     assert named.passed_named and sum(map(sum, (r.values() for r in named.named_passed.values()))) > sum(
         map(sum, (r.values() for r in named.passed_named.values())))
+    assert named.other and named.called_other  # and decisions beside a record named by its id
     # and every way of carrying picks on: to a grown pool, past new words, settled when passed,
     # a read's own pick kept (asked more often than made)
     assert all(ways.get(name, 0) > 10 for name in ("_slid", "_renamed", "settle", "free_pick")), ways

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from stretto_core.learn.bindings.compile import DEFAULT_ORDER
-from stretto_core.learn.bindings.model import PLAIN, Binding, BindingTable, LookupTable, split_source
-from stretto_core.learn.bindings.named import bucket_of
+from stretto_core.learn.bindings.model import NAMED_OTHER, PLAIN, Binding, BindingTable, LookupTable, split_source
+from stretto_core.learn.bindings.named import OTHER, identified_elsewhere, served_lift
 from stretto_core.learn.bindings.pick import free_pick, pool_of
 from stretto_core.learn.bindings.records import element_of_pick, list_candidates, list_key, value_in_element
 from stretto_core.sessions.state import ResultEntry, ToolState
@@ -94,7 +94,8 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: boo
             mention, anchor = cls, new_anchor
             lifts = arg.class_lift.get(src)
             if lifts:
-                rho *= lifts.get(bucket_of(cls), 1.0)
+                beside_id = cls == NAMED_OTHER and OTHER in lifts and _identified_elsewhere(state, src)
+                rho *= served_lift(lifts, cls, beside_id, table.stretto_bindings)
     if state.already_made(tool, arguments):
         return None
     return Binding(arguments, rho, sources, mention, tool)
@@ -122,6 +123,11 @@ def _pick_value(state: ToolState, tool: str, arg: _ArgPlan, key: str,
         rho_table = arg.rho[key] if lead else arg.rho.get("aligned:" + key, arg.rho[key])
         return pick.value, src, pick.mention, rho_table, new_anchor
     return None
+
+
+def _identified_elsewhere(state: ToolState, src: str) -> bool:
+    source_tool, path = split_source(src)
+    return identified_elsewhere(state, pool_of(state, source_tool), path)
 
 
 def _pick_list(state: ToolState, tool: str, arg: _ArgPlan, key: str):

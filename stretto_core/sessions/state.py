@@ -354,7 +354,7 @@ class ToolState:
 
     def mentioned_key(self, key: str) -> bool:
         """`mentioned` for a value already normalized."""
-        return len(key) >= 3 and self.user.contains(key)
+        return len(key) >= 3 and self.user.wrote(key)
 
     @property
     def passed(self) -> dict[str, set[tuple[str, str]]]:
@@ -414,11 +414,12 @@ class ToolState:
         return any(call_key(t, a) == key for t, a in self.in_flight.values())
 
     def mentioned(self, value: Any) -> bool:
-        """The user wrote this value (case-insensitive substring of what they said)."""
+        """The user wrote this value (case-insensitive substring of what they said, or its rest
+        after a sigil as a whole word: `value_written`)."""
         key = normalize(value)
         if key is None or len(key) < 3:
             return False
-        return self.user.contains(key)
+        return self.user.wrote(key)
 
     def newest_holding(self, tool: str, path: str) -> ResultEntry | None:
         """The most recent successful result of `tool` with values at `path`."""

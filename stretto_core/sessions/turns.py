@@ -22,6 +22,7 @@ from enum import Enum
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.value_written import written_in
 from stretto_core.sessions.values import argument_leaves, index_result, normalize
 
 
@@ -89,4 +90,4 @@ def _classify(turn: LLMTurn, manifest: ToolManifest, values: set[str], results: 
 
 
 def _written(key: str, said: list[str]) -> bool:
-    return len(key) >= MIN_WRITTEN_LENGTH and any(key in words for words in said)
+    return len(key) >= MIN_WRITTEN_LENGTH and any(written_in(words, key) for words in said)

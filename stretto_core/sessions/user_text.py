@@ -23,6 +23,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Iterable, Iterator
 
+from stretto_core.sessions.value_written import bare, find_word, whole_at
+
 GRAM = 3
 """Length of the pieces the filter holds: the shortest value a mention check looks for."""
 
@@ -41,22 +43,6 @@ message it did not), so a value asked again costs a search of the messages since
 
 FOUND_CACHE = 1024
 """At most this many values' answers are remembered (the ones asked longest ago are forgotten)."""
-
-
-def find_word(text: str, word: str) -> int:
-    """The first place `word` occurs in `text` as a whole word (not inside a longer one), or -1."""
-    start = text.find(word)
-    while start >= 0:
-        if _whole_at(text, start, start + len(word)):
-            return start
-        start = text.find(word, start + 1)
-    return -1
-
-
-def _whole_at(text: str, start: int, end: int) -> bool:
-    """`text[start:end]` is not inside a longer word (a message's edge in `UserText.text` is a
-    line break, so this holds there as in the message alone)."""
-    return (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum())
 
 
 class UserText:
@@ -160,20 +146,42 @@ class UserText:
         """The number of the kept message that holds the text's place `at`."""
         return self.dropped + bisect_right(self._starts, at) - 1
 
+    def wrote(self, key: str) -> bool:
+        """Some kept message writes the value `key` (`contains` it, or its rest after a sigil as a
+        whole word: `value_written`)."""
+        return self.contains(key) or (not key[:1].isalnum() and self._wrote_bare(key))
+
+    def _wrote_bare(self, key: str) -> bool:
+        rest = bare(key)
+        return rest is not None and self.latest(rest, True) is not None
+
     def holding(self, keys: Iterable[str], shortest: int = 0) -> list[str]:
-        """The keys of at least `shortest` characters that some kept message holds (`contains`
-        of each); without a filter, one search of the text each."""
+        """The keys of at least `shortest` characters that some kept message writes (`wrote` of
+        each); without a filter, one search of the text each (and one more for a sigil's)."""
         if self._bits is None:
-            text, contains = self.text, self.contains
-            return [k for k in keys if len(k) >= shortest and k in text and ("\n" not in k or contains(k))]
-        contains = self.contains
-        return [k for k in keys if len(k) >= shortest and contains(k)]
+            text, contains, bare_ = self.text, self.contains, self._wrote_bare
+            return [k for k in keys if len(k) >= shortest
+                    and ((k in text and ("\n" not in k or contains(k))) or (not k[0].isalnum() and bare_(k)))]
+        wrote = self.wrote
+        return [k for k in keys if len(k) >= shortest and wrote(k)]
 
     def in_text(self, key: str) -> bool:
         """`key` is a substring of `text` (the kept messages one a line; it may span two)."""
         if "\n" in key:
             return key in self.text
         return self.maybe(key) and key in self.text
+
+    def latest_written(self, key: str, whole: bool) -> tuple[int, int] | None:
+        """`latest(key, whole)`, or where the key's rest after a sigil stands as a whole word
+        (`value_written`), whichever message is newer (the earlier place in one message)."""
+        found = self.latest(key, whole)
+        rest = bare(key) if not key[:1].isalnum() else None
+        if rest is None:
+            return found
+        other = self.latest(rest, True)
+        if found is None or (other is not None and (other[0], -other[1]) > (found[0], -found[1])):
+            return other
+        return found
 
     def latest(self, word: str, whole: bool) -> tuple[int, int] | None:
         """(message number, position) of the latest message holding `word` (as a whole word when
@@ -213,7 +221,7 @@ class UserText:
                 return None
             i = bisect_right(starts, at) - 1
             end = starts[i + 1] - 1 if i + 1 < len(starts) else len(text)
-            if at + size <= end and (not whole or _whole_at(text, at, at + size)):
+            if at + size <= end and (not whole or whole_at(text, at, at + size)):
                 message = text[starts[i]:end]
                 return self.dropped + i, find_word(message, word) if whole else message.find(word)
             high = at + size - 1  # an occurrence across two messages, or inside a longer word

@@ -71,8 +71,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from stretto_core.learn.bindings.model import (ALIGNED, CLASSES, FREE, PLAIN, ArgCounts, ArgTable,
-                                         BindingCounts, BindingTable, LookupCounts, LookupTable, NamedCounts)
+from stretto_core.learn.bindings.model import (ALIGNED, BINDINGS_FORMAT_VERSION, CLASSES, FREE, PLAIN, ArgCounts,
+                                         ArgTable, BindingCounts, BindingTable, LookupCounts, LookupTable,
+                                         NamedCounts)
 from stretto_core.learn.bindings.named import class_lifts
 from stretto_core.sessions.manifest import REQUIRED_SHARE
 
@@ -110,7 +111,8 @@ DEFAULT_ORDER = "*"
 def compile_table(counts: BindingCounts, constants: bool) -> BindingTable:
     """The binding table of merged counts; deterministic in the counts."""
     return BindingTable(lookups={tool: _lookup(counts.lookups[tool], constants, tool, counts.named)
-                                 for tool in sorted(counts.lookups)})
+                                 for tool in sorted(counts.lookups)},
+                        stretto_bindings=BINDINGS_FORMAT_VERSION if counts.named.called_other is not None else 2)
 
 
 def _lookup(counts: LookupCounts, constants: bool, tool: str = "", named: NamedCounts | None = None) -> LookupTable:

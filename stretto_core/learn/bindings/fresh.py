@@ -35,6 +35,7 @@ from stretto_core.learn.bindings.model import MENTIONED, PLAIN, source_key
 from stretto_core.learn.bindings.named_paths import NamedTable, named_table, naming_of, view_of, word_of
 from stretto_core.learn.bindings.pick import eligible_path, fresh_pick, gather, pool_of, renamed
 from stretto_core.sessions.state import ResultEntry, ToolState
+from stretto_core.sessions.value_written import written_in
 from stretto_core.sessions.values import ValueIndex
 
 Fresh = tuple[str, str]
@@ -181,7 +182,7 @@ def _said_in(state: ToolState, messages: list[str]) -> Callable[[str], bool]:
     def said(key: str) -> bool:
         hit = found.get(key)
         if hit is None:
-            hit = found[key] = key in joined
+            hit = found[key] = written_in(joined, key)
         return hit
     state.views["said-in"] = (mark, said)
     return said

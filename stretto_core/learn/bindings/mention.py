@@ -2,8 +2,8 @@
 
 A candidate value at a source path is named by the user when
 
-- they wrote the value itself (case-insensitive substring, ≥ 3 characters, as
-  `ToolState.mentioned`), or
+- they wrote the value itself (case-insensitive substring, ≥ 3 characters, or its rest
+  after a sigil as a whole word: `sessions/value_written`, as `ToolState.mentioned`), or
 - they wrote, as whole words, a word of its record: a string of ≥ `MIN_RECORD_WORD`
   characters with a letter held in the same element of the source's list (`$.items[*]` for
   `$.items[*].product_id`: the item's name, its options) and not held by every element of that
@@ -27,7 +27,7 @@ from typing import Sequence
 
 from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
-from stretto_core.sessions.user_text import find_word
+from stretto_core.sessions.value_written import find_word, written_in
 from stretto_core.sessions.values import normalize
 
 MIN_RECORD_WORD = 4
@@ -146,8 +146,8 @@ def _find_word(text: str, word: str) -> int:
 
 
 def _latest(state: ToolState, word: str, whole: bool) -> tuple[int, int] | None:
-    """(message, position) of the latest user message holding `word`, or None."""
-    return state.user.latest(word, whole)
+    """(message, position) of the latest user message writing the value `word` (`value_written`), or None."""
+    return state.user.latest_written(word, whole)
 
 
 def written(state: ToolState, entry: ResultEntry) -> set[str]:
@@ -175,9 +175,10 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
         messages = user.since(seen)
         joined = messages[0] if len(messages) == 1 else "\n".join(messages)
         # One scan of the new text per value, then each message for the few found (a value may
-        # span two messages in `joined`, never in one).
-        maybe = [k for k in keys if len(k) >= MIN_WRITTEN and k in joined]
-        new = [k for message in (messages if maybe else ()) for k in maybe if k in message]
+        # span two messages in `joined`, never in one); a value with a sigil may be written bare.
+        maybe = [k for k in keys if len(k) >= MIN_WRITTEN
+                 and (k in joined or (not k[0].isalnum() and written_in(joined, k)))]
+        new = [k for message in (messages if maybe else ()) for k in maybe if written_in(message, k)]
     if new:  # an entry none of whose values the user wrote shares one empty set
         if found is _NO_KEYS:
             found = set()

@@ -28,13 +28,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from stretto_core.sessions.state import LOOK_BACK
 
-BINDINGS_FORMAT_VERSION = 2
+BINDINGS_FORMAT_VERSION = 3
 """Readers refuse any other version of the counts or the table; version 1 (before `named` and
-`class_lift`) reads as it is, with every class lift 1."""
+`class_lift`) reads as it is, with every class lift 1; version 2 (before `NamedCounts.other` and
+the `other` bucket) reads with the two buckets it was derived with."""
 
 START_SITE = "start"
 """The site of a call made before any tool result."""
@@ -235,6 +236,13 @@ class NamedCounts(_Model):
     called_named: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Read tool -> source -> of those, the decisions at which the tool's pick there was named (its
     fresh pick, or where that was passed to it, its own open pick)."""
+    other: dict[str, dict[str, float]] | None = Field(default_factory=dict)
+    """Read tool -> source -> of the `named_passed` decisions, those at which the tool's own open
+    pick there was not named and the named pick was named by id (`bindings_named.by_id`): the
+    `other` bucket (version 3; None in counts of version 2 or added to them, which derive none)."""
+    called_other: dict[str, dict[str, float]] | None = Field(default_factory=dict)
+    """Read tool -> source -> of the `other` decisions, those after which the agent called the tool
+    before its next write (version 3, as `other`)."""
 
     def add(self, other: "NamedCounts", w: float) -> None:
         _add_map(self.decisions, other.decisions, w)
@@ -243,13 +251,20 @@ class NamedCounts(_Model):
         _add_nested(self.passed_named, other.passed_named, w)
         _add_nested(self.called, other.called, w)
         _add_nested(self.called_named, other.called_named, w)
+        if None in (other.other, other.called_other, self.other, self.called_other):
+            self.other = self.called_other = None  # counted without them on one side: derived as version 2
+        else:
+            _add_nested(self.other, other.other, w)  # type: ignore[arg-type]
+            _add_nested(self.called_other, other.called_other, w)  # type: ignore[arg-type]
 
 
 class BindingCounts(_Model):
     """Everything bindings learn from sessions: additive counts per read tool."""
 
-    stretto_binding_counts: Literal[1, 2] = BINDINGS_FORMAT_VERSION
-    """Version 2 added `named`; a version-1 file reads with none (every class lift 1)."""
+    stretto_binding_counts: Literal[1, 2, 3] = BINDINGS_FORMAT_VERSION
+    """Version 2 added `named`; a version-1 file reads with none (every class lift 1). Version 3
+    added `NamedCounts.other` and `called_other`; a version-2 file reads without them (no `other`
+    bucket)."""
     constants: bool = False
     """Learn constants at compile (opt-in, paper App. D). The evidence is counted either way."""
     user_words: str | None = None
@@ -258,6 +273,12 @@ class BindingCounts(_Model):
     lookups: dict[str, LookupCounts] = Field(default_factory=dict)
     named: NamedCounts = Field(default_factory=NamedCounts)
     """Decisions by whether the user had named a candidate of a list source, and the reads after them."""
+
+    @model_validator(mode="after")
+    def _older_named_counts(self) -> "BindingCounts":
+        if self.stretto_binding_counts < 3:  # counted before `other`: none, not none called
+            self.named.other = self.named.called_other = None
+        return self
 
     def lookup(self, tool: str) -> LookupCounts:
         found = self.lookups.get(tool)
@@ -344,8 +365,9 @@ class LookupTable(_Model):
 class BindingTable(_Model):
     """The compiled bindings: per read tool, where each argument comes from and its ρ."""
 
-    stretto_bindings: Literal[1, 2] = BINDINGS_FORMAT_VERSION
-    """Version 2 added `ArgTable.class_lift`; a version-1 table reads with none."""
+    stretto_bindings: Literal[1, 2, 3] = BINDINGS_FORMAT_VERSION
+    """Version 2 added `ArgTable.class_lift`; a version-1 table reads with none. Version 3 added
+    its bucket `other`; a version-2 table has none (its `named_other` picks take the `unnamed` lift)."""
     lookups: dict[str, LookupTable] = Field(default_factory=dict)
     _plans: dict[str, Any] = PrivateAttr(default_factory=dict)
 

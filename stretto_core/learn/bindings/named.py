@@ -14,9 +14,16 @@ with `[*]`) whose pool had a candidate: decisions n(s), and n_named(s) of those 
 user had named a candidate there (its fresh pick is `mentioned`, `bindings_pick`); per read tool
 t the agent called before its next write, k(t, s) and k_named(t, s). Where t was already passed
 the named pick (the agent read that record), the decision is named for t only when t's own open
-pick there is named too (`named_passed`, `passed_named`): a served pick is always open. Derived
-(`class_lifts`), per bucket b (named, unnamed), the rate at which t was called shrunk to the
-source's rate p = k / n with a prior of `PRIOR_DECISIONS` decisions, over that rate:
+pick there is named too (`named_passed`, `passed_named`): a served pick is always open. Where
+it is not, and the user had named the read record by id (`by_id`: they wrote the value, and it
+is key-like), the decision is `other` for t (n_other(t, s), k_other(t, s)): the customer said
+which order they meant, the agent read it, and reads another seldom (τ² retail's train split: 2
+of 114 such decisions before an order read, 79 of 336 where nothing was named; airline's
+reservations 32 of 272 against 322 of 1,128). Named by a word, it is not: the user's words say
+less (AgentDojo slack: a channel "named" by a URL ending `/random`, the agent told to read all
+channels). Derived (`class_lifts`), per bucket b (named, other, unnamed: the rest), the rate at
+which t was called shrunk to the source's rate p = k / n with a prior of `PRIOR_DECISIONS`
+decisions, over that rate:
 
     lift_b(t, s) = ((k_b + A p) / (n_b + A)) / p.
 
@@ -27,7 +34,8 @@ detours both ways against 157 for 63 held back only (the speculator before: 159 
 shared test split 209 for 71 against 201 for 48 (before: 202 for 70).
 
 Served (`bindings_bind`), the lead argument's ρ is multiplied by the lift of its pick's source
-and bucket (`mentioned`: named; any other class: unnamed, `bucket_of`). Variants that pool ρ
+and bucket (`mentioned`: named; `named_other` beside a candidate named by id: other,
+`identified_elsewhere`; any other: unnamed; `bucket_of`, `served_lift`). Variants that pool ρ
 over the classes (`no_classes`, `simple`) do without it.
 """
 
@@ -36,10 +44,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts
-from stretto_core.learn.bindings.pick import free_pick, pool_of
 from stretto_core.learn.bindings.fresh import list_source_picks
-from stretto_core.sessions.state import ToolState
+from stretto_core.learn.bindings.model import MENTIONED, NAMED_OTHER, PLAIN, NamedCounts
+from stretto_core.learn.bindings.pick import free_pick, fresh_pick, holders, pool_of
+from stretto_core.sessions.focus import is_keyish
+from stretto_core.sessions.state import ResultEntry, ToolState
 
 PRIOR_DECISIONS = 40.0
 """The source's rate weighs this many decisions in a bucket's shrunk rate (the paper's prior for
@@ -48,14 +57,41 @@ recalibrating a site's score on the agents' own lookups, Appendix B)."""
 MIN_LIFT_CHANGE = 0.01
 """A bucket's lift is kept when it lowers the rate by at least this much."""
 
-NAMED, UNNAMED = "named", "unnamed"
-"""The buckets: the user had named a candidate of the source, or had not."""
+NAMED, OTHER, UNNAMED = "named", "other", "unnamed"
+"""The buckets: the user had named a candidate of the source and the pick is one; had named one
+and the tool was passed it already (the pick is another); or neither."""
+
 
 def bucket_of(mention: str) -> str:
     """The bucket a pick of this class is served with: a served pick is open, so `mentioned` is
-    named and open; `named_other` (the named record was read already, or lies elsewhere), `plain`
-    and `described_read` are the rest."""
-    return NAMED if mention == MENTIONED else UNNAMED
+    named and open; `named_other` is a pick beside named candidates the tool was passed already
+    (the free pick takes a named one while one is open); `plain` and `described_read` are the rest."""
+    if mention == MENTIONED:
+        return NAMED
+    return OTHER if mention == NAMED_OTHER else UNNAMED
+
+
+def by_id(state: ToolState, key: str) -> bool:
+    """The user named this candidate by writing it, and it looks like an id (`is_keyish`: four
+    characters or more, a digit): a record identified, not one a word of theirs happens to hold."""
+    return is_keyish(key) and state.mentioned_key(key)
+
+
+def identified_elsewhere(state: ToolState, pool: list[ResultEntry], path: str) -> bool:
+    """The pool's named candidate at `path` (its fresh pick) was named by id (`by_id`): a
+    `named_other` pick there is served with the `other` bucket's lift."""
+    fresh = fresh_pick(state, pool, path, holders(state, pool, path))
+    return fresh is not None and fresh.mention == MENTIONED and by_id(state, fresh.key)
+
+
+def served_lift(lifts: dict[str, float], mention: str, identified: bool, version: int) -> float:
+    """The lift a pick of this class is served with, from its source's lifts in a table of this
+    version: a `named_other` pick beside a record the user `identified` takes the `other` lift
+    (from version 3), any other pick but a `mentioned` one the `unnamed` lift."""
+    bucket = bucket_of(mention)
+    if bucket == OTHER and (version < 3 or not identified):
+        bucket = UNNAMED
+    return lifts.get(bucket, 1.0)
 
 
 def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str]) -> None:
@@ -98,12 +134,20 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
             hit = passed.get(pick)
             if hit is None:
                 continue
+            identified = None
             for tool, arg in hit.items():
                 _add(counts.named_passed.setdefault(tool, {}), key, 1.0)
                 if _own_named(state, tool, arg, source_tool, path):
                     _add(counts.passed_named.setdefault(tool, {}), key, 1.0)
-                elif tool in called:  # not named for this read at this decision
+                    continue
+                if tool in called:  # not named for this read at this decision
                     run.unnamed[(tool, i)] = run.unnamed.get((tool, i), 0) + 1
+                if identified is None:
+                    identified = by_id(state, pick)
+                if identified and counts.other is not None and counts.called_other is not None:
+                    _add(counts.other.setdefault(tool, {}), key, 1.0)
+                    if tool in called:
+                        _add(counts.called_other.setdefault(tool, {}), key, 1.0)
 
 
 def _own_named(state: ToolState, tool: str, arg: str, source_tool: str, path: str) -> bool:
@@ -181,10 +225,13 @@ def _add(row: dict[str, float], key: str, n: float) -> None:
 
 
 def class_lifts(counts: NamedCounts, tool: str, sources: Iterable[str]) -> dict[str, dict[str, float]]:
-    """Source -> bucket -> lift, for the sources of one lookup's orders (module docstring)."""
+    """Source -> bucket -> lift, for the sources of one lookup's orders (module docstring); counts
+    of version 2 (no `called_other`) derive the two buckets they were derived with."""
     out: dict[str, dict[str, float]] = {}
     called = counts.called.get(tool, {})
     called_named = counts.called_named.get(tool, {})
+    called_other = None if counts.called_other is None else counts.called_other.get(tool, {})
+    other = None if counts.other is None else counts.other.get(tool, {})
     for src in sorted(set(sources)):
         n, k = counts.decisions.get(src, 0.0), called.get(src, 0.0)
         if n <= 0 or k <= 0:
@@ -193,8 +240,14 @@ def class_lifts(counts: NamedCounts, tool: str, sources: Iterable[str]) -> dict[
         n1 = (counts.named.get(src, 0.0) - counts.named_passed.get(tool, {}).get(src, 0.0)
               + counts.passed_named.get(tool, {}).get(src, 0.0))
         k1 = called_named.get(src, 0.0)
+        buckets = [(NAMED, (k1, n1))]
+        if called_other is None or other is None:
+            buckets.append((UNNAMED, (k - k1, n - n1)))
+        else:
+            n2, k2 = other.get(src, 0.0), called_other.get(src, 0.0)
+            buckets += [(OTHER, (k2, n2)), (UNNAMED, (k - k1 - k2, n - n1 - n2))]
         lifts = {}
-        for bucket, (kb, nb) in ((NAMED, (k1, n1)), (UNNAMED, (k - k1, n - n1))):
+        for bucket, (kb, nb) in buckets:
             lift = ((kb + PRIOR_DECISIONS * rate) / (nb + PRIOR_DECISIONS)) / rate
             if lift <= 1.0 - MIN_LIFT_CHANGE:  # only ever held back (module docstring)
                 lifts[bucket] = lift

@@ -334,6 +334,6 @@ def _holds_given(state: ToolState, read: ResultEntry, listing: ResultEntry) -> b
         if keyish is None:
             keyish = read.cache["keyish"] = list(keyish_keys(read.index))
     user, held = state.user, listing.index
-    answer = any((k in state.given or user.in_text(k)) and not holds_key(held, k) for k in keyish)
+    answer = any((k in state.given or user.wrote(k)) and not holds_key(held, k) for k in keyish)
     read.cache[tag] = (version, answer)
     return answer
