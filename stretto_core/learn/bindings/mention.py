@@ -237,26 +237,54 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
 
 def namings(state: ToolState, entry: ResultEntry, path: str) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
     """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote."""
+    context = _naming_context(state, entry, path)
+    return [_naming_of(state, context, key) for key in keys_at(entry, path)]
+
+
+NamingAt = tuple["tuple[int, int] | None", dict[str, tuple[int, int]]]
+"""Where the user wrote a candidate's value itself (or None), and its record words they wrote."""
+
+
+@dataclass(slots=True)
+class _NamingContext:
+    """What the namings of one path of one result draw on at one `user_version`, and those asked."""
+
+    version: int
+    hits: dict[tuple[int, ...], dict[str, tuple[int, int]]]
+    where: dict[str, tuple[tuple[int, ...], ...]]
+    depth: int
+    said: set[str] | tuple[()]
+    asked: dict[str, NamingAt]
+    """Key -> its naming (a candidate's naming is its key's: two equal keys are named alike)."""
+
+
+def _naming_context(state: ToolState, entry: ResultEntry, path: str) -> _NamingContext:
+    """The context of `namings` at `path` (cached on the entry per `user_version`)."""
     tag = ("n", path)
     version = state.user_version
     cached = entry.cache.get(tag)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    keys = keys_at(entry, path)
-    out: list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
+    if cached is not None and cached.version == version:
+        return cached
     prefix = list_prefix(path)
-    hits = element_hits(state, entry, prefix) if prefix is not None and state.user_version else {}
+    hits = element_hits(state, entry, prefix) if prefix is not None and version else {}
     where = addresses(entry, path) if hits else {}
     depth = prefix.count(LIST_MARK) if prefix else 0
-    said = written(state, entry) if state.user_version else ()
-    for key in keys:
-        direct = _latest(state, key, whole=False) if key in said and len(key) >= 3 else None
+    said = written(state, entry) if version else ()
+    context = entry.cache[tag] = _NamingContext(version, hits, where, depth, said, {})
+    return context
+
+
+def _naming_of(state: ToolState, context: _NamingContext, key: str) -> NamingAt:
+    """The naming of the candidates with this key (`namings`), computed once per context."""
+    got = context.asked.get(key)
+    if got is None:
+        direct = _latest(state, key, whole=False) if key in context.said and len(key) >= 3 else None
         words: dict[str, tuple[int, int]] = {}
-        for address in where.get(key, ()):
+        hits, depth = context.hits, context.depth
+        for address in context.where.get(key, ()):
             words.update(hits.get(address[:depth], {}))
-        out.append((direct, words))
-    entry.cache[tag] = (version, out)
-    return out
+        got = context.asked[key] = (direct, words)
+    return got
 
 
 @dataclass(slots=True)
@@ -349,32 +377,41 @@ def clearest(state: ToolState, pool: list[ResultEntry], path: str,
              open_: list[tuple[ResultEntry, list[int]]],
              views: list[Named | None] | None = None) -> tuple[ResultEntry, int] | None:
     """Among open candidates (per result of the pool), the one the user named most clearly.
-    `views`: each open result's `named_view` at the path, when the caller has them."""
+    `views`: each open result's `named_view` at the path, when the caller has them.
+
+    Namings are read only where several candidates are named, and only theirs (`_naming_of`)."""
     if not state.user_version:
         return None
-    named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
+    named: list[tuple[ResultEntry, int]] = []
     for at, (entry, indexes) in enumerate(open_):
         view = named_view(state, entry, path) if views is None else views[at]
         if view is None:
             continue
-        found = namings(state, entry, path)
         flags = view.flags
         for i in (view.named if len(indexes) == len(flags) else indexes):  # every candidate open, or some
             if flags[i]:
-                direct, words = found[i]
-                named.append((entry, i, direct, words))
+                named.append((entry, i))
     if not named:
         return None
     if len(named) == 1:
-        return named[0][0], named[0][1]
+        return named[0]
     df = _document_frequency(state, pool, path)
     best: tuple[ResultEntry, int] | None = None
     best_rank: tuple[float, int, int] | None = None
-    for entry, i, direct, words in named:
+    context: _NamingContext | None = None
+    context_of: ResultEntry | None = None
+    for entry, i in named:
+        if entry is not context_of:
+            context, context_of = _naming_context(state, entry, path), entry
+        direct, words = _naming_of(state, context, keys_at(entry, path)[i])  # type: ignore[arg-type]
         # Naming(strength, message, position).rank(), without the objects
-        ranks = [(1.0, direct[0], -direct[1])] if direct is not None else []
-        ranks += [(1.0 / max(1, df.get(w, 1)), m, -p) for w, (m, p) in words.items()]
-        rank = max(ranks)
+        rank = (1.0, direct[0], -direct[1]) if direct is not None else None
+        for w, (m, p) in words.items():
+            cand = (1.0 / max(1, df.get(w, 1)), m, -p)
+            if rank is None or cand > rank:
+                rank = cand
+        if rank is None:  # never: a candidate named is written, or a word of its record is
+            continue
         if best_rank is None or rank > best_rank:
             best, best_rank = (entry, i), rank
     return best
