@@ -267,7 +267,7 @@ def index_result(text: str, parsed: Any = None) -> ValueIndex:
     if type(structure) is dict or type(structure) is list:
         idx, add = _indexer()
         try:
-            _walk_plain(structure, "$", (), 0, add, [0, 0], {})
+            _walk_plain(structure, "$", (), 0, add, [0, 0])
             return idx
         except _Beyond:
             pass
@@ -282,22 +282,15 @@ class _Beyond(Exception):
 
 
 def _walk_plain(node: dict | list, path: str, address: tuple[int, ...], depth: int,
-                add: Callable[[str, tuple[int, ...], Any], None], seen: list[int],
-                fields: dict[str, dict[str | None, str]]) -> None:
+                add: Callable[[str, tuple[int, ...], Any], None], seen: list[int]) -> None:
     """`leaves_addressed` of dicts and lists (JSON's, YAML's), each leaf handed to `add` as it is
     met, in the same order; `_Beyond` when the structure holds another kind of container, or
-    reaches a bound of the walk (`seen`: leaves, containers), where `leaves_addressed` would cut it.
-
-    `fields`: an object's path -> its field names (text) -> their paths, made once for all the
-    objects at that path (a listing's records share their paths: one string each, not one a record)."""
+    reaches a bound of the walk (`seen`: leaves, containers), where `leaves_addressed` would cut it."""
     seen[1] += 1
     if depth >= MAX_DEPTH or seen[1] >= MAX_CONTAINERS:
         raise _Beyond
     if type(node) is dict:
-        named = fields.get(path)
-        if named is None:  # its field names' own path kept under None, no field name (those are text)
-            named = fields[path] = {None: path + ".*~"}
-        names = named[None]
+        names = path + ".*~"
         for key in node:
             if type(key) is not str and (not isinstance(key, _SCALARS) or isinstance(key, bool)):
                 continue
@@ -305,19 +298,13 @@ def _walk_plain(node: dict | list, path: str, address: tuple[int, ...], depth: i
         seen[0] += len(node)
         for key, child in node.items():
             kind = type(child)
-            if type(key) is str:
-                child_path = named.get(key)
-                if child_path is None:
-                    child_path = named[key] = f"{path}.{key}"
-            else:  # 1, 1.0 and True are one key of a table, three of a path
-                child_path = f"{path}.{key}"
             if kind is str or kind is int or kind is float or kind is bool:
-                add(child_path, address, child)
+                add(f"{path}.{key}", address, child)
                 seen[0] += 1
             elif kind is dict or kind is list:
-                _walk_plain(child, child_path, address, depth + 1, add, seen, fields)
+                _walk_plain(child, f"{path}.{key}", address, depth + 1, add, seen)
             elif child is not None:
-                add(child_path, address, _plain_leaf(child))
+                add(f"{path}.{key}", address, _plain_leaf(child))
                 seen[0] += 1
     else:
         child_path = path + "[*]"
@@ -327,7 +314,7 @@ def _walk_plain(node: dict | list, path: str, address: tuple[int, ...], depth: i
                 add(child_path, address + (i,), child)
                 seen[0] += 1
             elif kind is dict or kind is list:
-                _walk_plain(child, child_path, address + (i,), depth + 1, add, seen, fields)
+                _walk_plain(child, child_path, address + (i,), depth + 1, add, seen)
             elif child is not None:
                 add(child_path, address + (i,), _plain_leaf(child))
                 seen[0] += 1
@@ -350,19 +337,15 @@ def _indexer() -> tuple[ValueIndex, Callable[[str, tuple[int, ...], Any], None]]
     distinct_at: dict[str, dict[Any, None] | bool] = {}
     """Path -> its distinct values as a dict, once it holds `DEDUP_IN_LIST` (False when they
     cannot be hashed: compared in the list); equal values are one (1, 1.0 and True)."""
-    folded: dict[str, str] = {}
-    """Text value -> its key ("" for blank text): a result repeats its texts (field names, a
-    listing's colours), each folded once."""
-    paths_get, records_get, folded_get = paths.get, records.get, folded.get
+    paths_get, records_get = paths.get, records.get
 
     def add(path: str, address: tuple[int, ...], value: Any) -> None:
         kind = type(value)
         if kind is str:
-            key = folded_get(value)
-            if key is None:
-                key = folded[value] = value.strip().casefold()
+            key = value.strip()
             if not key:
                 return
+            key = key.casefold()
         elif kind is int:
             key = str(value)
         else:
