@@ -22,6 +22,7 @@ want it), then to the newest result and document order.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -135,6 +136,19 @@ def _frozen(table: dict[str, list[tuple[int, ...]]]) -> dict[str, tuple[tuple[in
     return {k: tuple(v) for k, v in table.items()}
 
 
+_ASCII_LETTER = re.compile("[A-Za-z]")
+
+
+def _has_letter(text: str) -> bool:
+    """`any(c.isalpha() for c in text)`, without a step per character where it can (an ASCII
+    text's letters are A-Z and a-z)."""
+    if text.isalpha():
+        return True
+    if text.isascii():
+        return _ASCII_LETTER.search(text) is not None
+    return any(c.isalpha() for c in text)
+
+
 def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[str]]:
     """Element address -> the distinguishing words of that element of the list at `prefix` (not
     cached: `_word_elements` keeps what is read of it)."""
@@ -145,9 +159,20 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
             continue
         known = _string_keys(entry, path)
         for address, value in pairs:
-            if isinstance(value, str) and len(value) >= MIN_RECORD_WORD and any(c.isalpha() for c in value):
-                key = known.get(value) if type(value) is str else None
-                words.setdefault(address[:depth], set()).add(key or normalize(value) or "")
+            if type(value) is not str:
+                if not (isinstance(value, str) and len(value) >= MIN_RECORD_WORD and _has_letter(value)):
+                    continue
+                key = normalize(value) or ""
+            elif len(value) < MIN_RECORD_WORD or not _has_letter(value):
+                continue
+            else:
+                key = known.get(value) or normalize(value) or ""
+            element = address[:depth]
+            held = words.get(element)
+            if held is None:
+                words[element] = {key}
+            else:
+                held.add(key)
     shared = set.intersection(*words.values()) if len(words) > 1 else set()
     return {addr: sorted(ws - shared) for addr, ws in words.items()}
 
