@@ -225,7 +225,7 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
 
 def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
     """The entry's keys of `MIN_WRITTEN` characters or more, the only ones `written` looks for
-    (cached with its index: a result shared by many sessions is sorted once)."""
+    (kept with its index: a result many sessions share is filtered once)."""
     views = entry.index_views
     got = views.get("writable")
     if got is None:
