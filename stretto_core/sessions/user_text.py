@@ -165,6 +165,8 @@ class UserText:
         of each); without a filter, one search of the text each."""
         if self._bits is None:
             text, contains = self.text, self.contains
+            if shortest <= 0:  # keys already of any length wanted
+                return [k for k in keys if k in text and ("\n" not in k or contains(k))]
             return [k for k in keys if len(k) >= shortest and k in text and ("\n" not in k or contains(k))]
         contains = self.contains
         return [k for k in keys if len(k) >= shortest and contains(k)]

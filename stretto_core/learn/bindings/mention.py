@@ -229,7 +229,7 @@ def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
     views = entry.index_views
     got = views.get("writable")
     if got is None:
-        got = views["writable"] = tuple(k for k in index_keys(entry.index) if len(k) >= MIN_WRITTEN)
+        got = views["writable"] = tuple([k for k in index_keys(entry.index) if len(k) >= MIN_WRITTEN])
     return got
 
 
