@@ -173,3 +173,20 @@ def test_the_pattern_property_saw_texts_with_words_and_without() -> None:
     if not _FOUND:  # run alone: exercise it here
         test_the_words_found_by_one_pattern_are_the_words_found_by_splitting()
     assert any(_FOUND) and not all(_FOUND)
+
+
+def test_both_tests_of_a_word_from_one_deviation_are_the_two_tests_made_apart() -> None:
+    from stretto_core.learn.intent import _telling_lift, _telling_lifts
+
+    kinds = {"none": 0, "one": 0, "both": 0}
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.integers(0, 60), st.integers(-1, 80), st.floats(0.01, 0.99), st.floats(0.5, 4.0), st.floats(0.5, 4.0))
+    def check(k: int, n: int, p: float, z: float, z_more: float) -> None:
+        k = min(k, max(n, 0))
+        got = _telling_lifts(float(k), float(n), p, z, z_more)
+        assert got == (_telling_lift(float(k), float(n), p, z), _telling_lift(float(k), float(n), p, z_more))
+        kinds["none" if got == (None, None) else "both" if None not in got else "one"] += 1
+
+    check()
+    assert min(kinds.values()) >= 5, kinds  # lifts found at neither, one and both thresholds

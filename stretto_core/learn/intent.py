@@ -207,8 +207,7 @@ def derive_table(counts: IntentCounts) -> IntentTable:
             rule = IntentRule()
             for word in sorted(common & said.keys()):
                 k, n_w = hits.get(word, 0.0), said[word]
-                vouches = _telling_lift(k, n_w, p, VOUCH_Z * spread)
-                present = _telling_lift(k, n_w, p, MIN_Z * spread)
+                vouches, present = _telling_lifts(k, n_w, p, VOUCH_Z * spread, MIN_Z * spread)
                 if vouches is not None and vouches >= VOUCH_LIFT:
                     rule.vouch.append(word)
                 elif present is not None and present <= 1.0 / MIN_LIFT:
@@ -229,6 +228,19 @@ def _telling_lift(k: float, n: float, p: float, z: float) -> float | None:
     if abs(k - n * p) < z * math.sqrt(n * p * (1.0 - p)):
         return None
     return round((k + PRIOR_DECISIONS * p) / (n + PRIOR_DECISIONS) / p, 6)
+
+
+def _telling_lifts(k: float, n: float, p: float, z: float, z_more: float) -> tuple[float | None, float | None]:
+    """`_telling_lift` at `z` and at `z_more` of the same uses, the deviation found once (a word
+    is tested for vouching and for holding back at every site and read)."""
+    if n <= 0:
+        return None, None
+    deviation, sd = abs(k - n * p), math.sqrt(n * p * (1.0 - p))
+    below, below_more = deviation < z * sd, deviation < z_more * sd
+    if below and below_more:
+        return None, None
+    lift = round((k + PRIOR_DECISIONS * p) / (n + PRIOR_DECISIONS) / p, 6)
+    return (None if below else lift), (None if below_more else lift)
 
 
 def count_sessions(sessions: Iterable[Session], manifest: ToolManifest, weight: float = 1.0) -> IntentCounts:

@@ -128,7 +128,11 @@ class ToolState:
     focus: Focus | None = None
     """With `served`: the paths of each tool's results decisions read (None: every path)."""
     results: list[ResultEntry] = field(default_factory=list)
-    made: set[str] = field(default_factory=set)
+    made_keys: set[str] = field(default_factory=set)
+    """`call_key` of each read made since the last write (read it as `made`)."""
+    unkeyed: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """Reads made since the last write whose `call_key` is not made yet: a full state keys them
+    only when `made` is asked (learning never asks: a key costs a JSON encoding)."""
     passed_lists: dict[str, set[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
     user: UserText = field(default_factory=lambda: UserText(filter_from=LEARNING_FILTER_FROM))
     """What the user said, case-folded, ready for mention checks (`user_text.UserText`)."""
@@ -244,7 +248,8 @@ class ToolState:
             return  # a read or a pure tool: what was read still holds
         self.writes += 1
         self.last_write = self.position
-        self.made = set()
+        self.made_keys = set()
+        self.unkeyed = []
 
     def observe_result(self, call_id: str, tool: str, content: str, parsed: Any, error: bool,
                        by_agent: bool = True, arguments: dict[str, Any] | None = None,
@@ -270,7 +275,7 @@ class ToolState:
         if not self.served:
             self.results.append(entry)
         if by_agent and self.manifest.is_read(tool):
-            self._made(call_key(tool, args))
+            self._made(tool, args)
         if entry.visible:
             self._index_visible(entry)
         return entry
@@ -284,7 +289,7 @@ class ToolState:
         """
         self.position += 1
         self._remember_passed(tool, arguments)
-        self._made(call_key(tool, arguments))
+        self._made(tool, arguments)
         return self.observe_result(call_id, tool, content, parsed, error, by_agent=False,
                                    arguments=arguments, origin="lookup")
 
@@ -343,10 +348,21 @@ class ToolState:
                         return True
         return False
 
-    def _made(self, key: str) -> None:
-        self.made.add(key)
-        if self.served and len(self.made) > SERVED_REMEMBERED:
-            self.made.pop()
+    def _made(self, tool: str, arguments: dict[str, Any]) -> None:
+        if not self.served:
+            self.unkeyed.append((tool, arguments))
+            return
+        self.made_keys.add(call_key(tool, arguments))
+        if len(self.made_keys) > SERVED_REMEMBERED:
+            self.made_keys.pop()
+
+    @property
+    def made(self) -> set[str]:
+        """`call_key` of every read made since the last write (do not modify)."""
+        if self.unkeyed:
+            self.made_keys.update(call_key(tool, arguments) for tool, arguments in self.unkeyed)
+            self.unkeyed = []
+        return self.made_keys
 
     def user_text(self) -> str:
         """Everything the user said (kept), case-folded, one message a line."""

@@ -22,13 +22,14 @@ want it), then to the newest result and document order.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
+from stretto_core.sessions.focus import NOTHING_HELD, FocusedIndex, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
-from stretto_core.sessions.values import normalize
+from stretto_core.sessions.values import ValueIndex, normalize
 
 MIN_RECORD_WORD = 4
 """Record words shorter than this are not checked against the user's words."""
@@ -66,18 +67,30 @@ class Candidates:
     """The indexes with a key (every candidate a pick may take), ascending."""
 
 
+_UNKNOWN = object()
+
+
 def candidates(entry: ResultEntry, path: str) -> Candidates | None:
     """The candidates at `path` in `entry` (cached with its index), or None when it holds none."""
-    views = entry.index_views
+    index = entry.index
+    kind = type(index)
+    if kind is ValueIndex or kind is FocusedIndex:  # `entry.index_views`, without the call: asked 50,000 times a learn
+        views = index.views
+        if views is None:
+            views = index.views = {}
+    else:
+        views = entry.index_views
     by_path = views.get("c")
     if by_path is None:
         by_path = views["c"] = {}
-    elif path in by_path:
-        return by_path[path]
-    values = entry.index.by_path.get(path)
+    else:
+        got = by_path.get(path, _UNKNOWN)
+        if got is not _UNKNOWN:
+            return got  # type: ignore[return-value]
+    values = index.by_path.get(path)
     got = None
     if values:
-        keys = entry.index.keys.get(path)
+        keys = index.keys.get(path)
         if keys is None or len(keys) != len(values):  # an index not made by `index_result`
             keys = [normalize(v) or "" for v in values]
         first: dict[str, int] = {}
@@ -123,6 +136,19 @@ def _frozen(table: dict[str, list[tuple[int, ...]]]) -> dict[str, tuple[tuple[in
     return {k: tuple(v) for k, v in table.items()}
 
 
+_ASCII_LETTER = re.compile("[A-Za-z]")
+
+
+def _has_letter(text: str) -> bool:
+    """`any(c.isalpha() for c in text)`, without a step per character where it can (an ASCII
+    text's letters are A-Z and a-z)."""
+    if text.isalpha():
+        return True
+    if text.isascii():
+        return _ASCII_LETTER.search(text) is not None
+    return any(c.isalpha() for c in text)
+
+
 def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[str]]:
     """Element address -> the distinguishing words of that element of the list at `prefix` (not
     cached: `_word_elements` keeps what is read of it)."""
@@ -133,9 +159,20 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
             continue
         known = _string_keys(entry, path)
         for address, value in pairs:
-            if isinstance(value, str) and len(value) >= MIN_RECORD_WORD and any(c.isalpha() for c in value):
-                key = known.get(value) if type(value) is str else None
-                words.setdefault(address[:depth], set()).add(key or normalize(value) or "")
+            if type(value) is not str:
+                if not (isinstance(value, str) and len(value) >= MIN_RECORD_WORD and _has_letter(value)):
+                    continue
+                key = normalize(value) or ""
+            elif len(value) < MIN_RECORD_WORD or not _has_letter(value):
+                continue
+            else:
+                key = known.get(value) or normalize(value) or ""
+            element = address[:depth]
+            held = words.get(element)
+            if held is None:
+                words[element] = {key}
+            else:
+                held.add(key)
     shared = set.intersection(*words.values()) if len(words) > 1 else set()
     return {addr: sorted(ws - shared) for addr, ws in words.items()}
 
@@ -168,22 +205,31 @@ def _said(state: ToolState, entry: ResultEntry) -> tuple[int, set[str]]:
     if got is not None and got[0] == count:
         return got
     seen, found = (0, _NO_KEYS) if got is None else got
-    keys = index_keys(entry.index)
+    keys = _writable_keys(entry)
     if seen <= user.dropped:  # every message kept is new to this entry: ask the user's text
-        new = user.holding(keys, MIN_WRITTEN)
+        new = user.holding(keys)
     else:
         messages = user.since(seen)
         joined = messages[0] if len(messages) == 1 else "\n".join(messages)
         # One scan of the new text per value, then each message for the few found (a value may
         # span two messages in `joined`, never in one); a value with a sigil may be written bare.
-        maybe = [k for k in keys if len(k) >= MIN_WRITTEN
-                 and (k in joined or (not k[0].isalnum() and written_in(joined, k)))]
+        maybe = [k for k in keys if k in joined or (not k[0].isalnum() and written_in(joined, k))]
         new = [k for message in (messages if maybe else ()) for k in maybe if written_in(message, k)]
     if new:  # an entry none of whose values the user wrote shares one empty set
         if found is _NO_KEYS:
             found = set()
         found.update(new)  # type: ignore[attr-defined]
     got = entry.cache["said"] = (count, found)
+    return got
+
+
+def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
+    """The entry's keys of `MIN_WRITTEN` characters or more, the only ones `written` looks for
+    (kept with its index: a result many sessions share is filtered once)."""
+    views = entry.index_views
+    got = views.get("writable")
+    if got is None:
+        got = views["writable"] = tuple([k for k in index_keys(entry.index) if len(k) >= MIN_WRITTEN])
     return got
 
 
@@ -238,26 +284,54 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
 
 def namings(state: ToolState, entry: ResultEntry, path: str) -> list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]]:
     """For each candidate at `path`: where the user wrote the value itself, and its record words they wrote."""
+    context = _naming_context(state, entry, path)
+    return [_naming_of(state, context, key) for key in keys_at(entry, path)]
+
+
+NamingAt = tuple["tuple[int, int] | None", dict[str, tuple[int, int]]]
+"""Where the user wrote a candidate's value itself (or None), and its record words they wrote."""
+
+
+@dataclass(slots=True)
+class _NamingContext:
+    """What the namings of one path of one result draw on at one `user_version`, and those asked."""
+
+    version: int
+    hits: dict[tuple[int, ...], dict[str, tuple[int, int]]]
+    where: dict[str, tuple[tuple[int, ...], ...]]
+    depth: int
+    said: set[str] | tuple[()]
+    asked: dict[str, NamingAt]
+    """Key -> its naming (a candidate's naming is its key's: two equal keys are named alike)."""
+
+
+def _naming_context(state: ToolState, entry: ResultEntry, path: str) -> _NamingContext:
+    """The context of `namings` at `path` (cached on the entry per `user_version`)."""
     tag = ("n", path)
     version = state.user_version
     cached = entry.cache.get(tag)
-    if cached is not None and cached[0] == version:
-        return cached[1]
-    keys = keys_at(entry, path)
-    out: list[tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
+    if cached is not None and cached.version == version:
+        return cached
     prefix = list_prefix(path)
-    hits = element_hits(state, entry, prefix) if prefix is not None and state.user_version else {}
+    hits = element_hits(state, entry, prefix) if prefix is not None and version else {}
     where = addresses(entry, path) if hits else {}
     depth = prefix.count(LIST_MARK) if prefix else 0
-    said = written(state, entry) if state.user_version else ()
-    for key in keys:
-        direct = _latest(state, key, whole=False) if key in said and len(key) >= 3 else None
+    said = written(state, entry) if version else ()
+    context = entry.cache[tag] = _NamingContext(version, hits, where, depth, said, {})
+    return context
+
+
+def _naming_of(state: ToolState, context: _NamingContext, key: str) -> NamingAt:
+    """The naming of the candidates with this key (`namings`), computed once per context."""
+    got = context.asked.get(key)
+    if got is None:
+        direct = _latest(state, key, whole=False) if key in context.said and len(key) >= 3 else None
         words: dict[str, tuple[int, int]] = {}
-        for address in where.get(key, ()):
+        hits, depth = context.hits, context.depth
+        for address in context.where.get(key, ()):
             words.update(hits.get(address[:depth], {}))
-        out.append((direct, words))
-    entry.cache[tag] = (version, out)
-    return out
+        got = context.asked[key] = (direct, words)
+    return got
 
 
 @dataclass(slots=True)
@@ -350,32 +424,41 @@ def clearest(state: ToolState, pool: list[ResultEntry], path: str,
              open_: list[tuple[ResultEntry, list[int]]],
              views: list[Named | None] | None = None) -> tuple[ResultEntry, int] | None:
     """Among open candidates (per result of the pool), the one the user named most clearly.
-    `views`: each open result's `named_view` at the path, when the caller has them."""
+    `views`: each open result's `named_view` at the path, when the caller has them.
+
+    Namings are read only where several candidates are named, and only theirs (`_naming_of`)."""
     if not state.user_version:
         return None
-    named: list[tuple[ResultEntry, int, tuple[int, int] | None, dict[str, tuple[int, int]]]] = []
+    named: list[tuple[ResultEntry, int]] = []
     for at, (entry, indexes) in enumerate(open_):
         view = named_view(state, entry, path) if views is None else views[at]
         if view is None:
             continue
-        found = namings(state, entry, path)
         flags = view.flags
         for i in (view.named if len(indexes) == len(flags) else indexes):  # every candidate open, or some
             if flags[i]:
-                direct, words = found[i]
-                named.append((entry, i, direct, words))
+                named.append((entry, i))
     if not named:
         return None
     if len(named) == 1:
-        return named[0][0], named[0][1]
+        return named[0]
     df = _document_frequency(state, pool, path)
     best: tuple[ResultEntry, int] | None = None
     best_rank: tuple[float, int, int] | None = None
-    for entry, i, direct, words in named:
+    context: _NamingContext | None = None
+    context_of: ResultEntry | None = None
+    for entry, i in named:
+        if entry is not context_of:
+            context, context_of = _naming_context(state, entry, path), entry
+        direct, words = _naming_of(state, context, keys_at(entry, path)[i])  # type: ignore[arg-type]
         # Naming(strength, message, position).rank(), without the objects
-        ranks = [(1.0, direct[0], -direct[1])] if direct is not None else []
-        ranks += [(1.0 / max(1, df.get(w, 1)), m, -p) for w, (m, p) in words.items()]
-        rank = max(ranks)
+        rank = (1.0, direct[0], -direct[1]) if direct is not None else None
+        for w, (m, p) in words.items():
+            cand = (1.0 / max(1, df.get(w, 1)), m, -p)
+            if rank is None or cand > rank:
+                rank = cand
+        if rank is None:  # never: a candidate named is written, or a word of its record is
+            continue
         if best_rank is None or rank > best_rank:
             best, best_rank = (entry, i), rank
     return best
