@@ -227,6 +227,11 @@ def _telling_lift(k: float, n: float, p: float, z: float) -> float | None:
         return None
     if abs(k - n * p) < z * math.sqrt(n * p * (1.0 - p)):
         return None
+    return _shrunk_lift(k, n, p)
+
+
+def _shrunk_lift(k: float, n: float, p: float) -> float:
+    """k uses in n decisions shrunk to the rate p with `PRIOR_DECISIONS`, over p."""
     return round((k + PRIOR_DECISIONS * p) / (n + PRIOR_DECISIONS) / p, 6)
 
 
@@ -239,7 +244,7 @@ def _telling_lifts(k: float, n: float, p: float, z: float, z_more: float) -> tup
     below, below_more = deviation < z * sd, deviation < z_more * sd
     if below and below_more:
         return None, None
-    lift = round((k + PRIOR_DECISIONS * p) / (n + PRIOR_DECISIONS) / p, 6)
+    lift = _shrunk_lift(k, n, p)
     return (None if below else lift), (None if below_more else lift)
 
 

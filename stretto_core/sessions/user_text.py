@@ -160,11 +160,9 @@ class UserText:
         each); without a filter, one search of the text each (and one more for a sigil's)."""
         if self._bits is None:
             text, contains, bare_ = self.text, self.contains, self._wrote_bare
-            if shortest <= 0:  # keys already of any length wanted
-                return [k for k in keys
-                        if (k in text and ("\n" not in k or contains(k))) or (not k[0].isalnum() and bare_(k))]
-            return [k for k in keys if len(k) >= shortest
-                    and ((k in text and ("\n" not in k or contains(k))) or (not k[0].isalnum() and bare_(k)))]
+            wanted = keys if shortest <= 0 else [k for k in keys if len(k) >= shortest]
+            return [k for k in wanted
+                    if (k in text and ("\n" not in k or contains(k))) or (not k[0].isalnum() and bare_(k))]
         wrote = self.wrote
         return [k for k in keys if len(k) >= shortest and wrote(k)]
 

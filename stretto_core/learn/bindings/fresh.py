@@ -222,9 +222,41 @@ def _newest_first(pool: list[ResultEntry], path: str) -> tuple[Fresh | None, int
     """The first candidate of the newest result holding the path, plain."""
     for entry in pool:
         if path in entry.index.by_path:
-            cands = candidates(entry, path)
-            return ((cands.keys[cands.keyed[0]], PLAIN) if cands.keyed else None), UNNAMED  # type: ignore[union-attr]
+            return _first_of(entry, path)
     return None, UNNAMED
+
+
+def _first_of(entry: ResultEntry, path: str) -> tuple[Fresh | None, int]:
+    """The first candidate with a key at `path` of `entry`, plain."""
+    cands = candidates(entry, path)
+    return ((cands.keys[cands.keyed[0]], PLAIN) if cands.keyed else None), UNNAMED  # type: ignore[union-attr]
+
+
+def _named_at(state: ToolState, tables: list[tuple[ResultEntry, NamedTable | None]], path: str
+              ) -> tuple[ResultEntry | None, list[tuple[ResultEntry, Sequence[int]]], list[frozenset[str] | Named]]:
+    """The newest result holding `path`, and each result where the user named a candidate there:
+    (it, its candidates with a key), and what was named (its table's keys, or its `named_view`
+    where it has no table)."""
+    newest = None
+    open_: list[tuple[ResultEntry, Sequence[int]]] = []
+    found: list[frozenset[str] | Named] = []
+    for entry, named_at in tables:
+        if path in entry.index.by_path:
+            if newest is None:
+                newest = entry
+            one = named_view(state, entry, path) if named_at is None else named_at.get(path)
+            if one is None:
+                continue
+            open_.append((entry, candidates(entry, path).keyed))  # type: ignore[union-attr]
+            found.append(one)
+    return newest, open_, found
+
+
+def _views(open_: list[tuple[ResultEntry, Sequence[int]]], found: list[frozenset[str] | Named],
+           path: str) -> list[Named]:
+    """Each open result's `named_view` at `path`, made from its table's keys where it has them."""
+    return [one if type(one) is Named else view_of(entry, path, one)  # type: ignore[arg-type]
+            for (entry, _), one in zip(open_, found)]
 
 
 def _fresh(state: ToolState, table: FreshPicks, path: str,
@@ -236,37 +268,18 @@ def _fresh(state: ToolState, table: FreshPicks, path: str,
     (`Unsettled` until its key is asked).
     """
     pool = table.pool
-    newest = None
-    open_: list[tuple[ResultEntry, Sequence[int]]] = []
-    found: list[frozenset[str] | Named] = []
-    named: set[str] = set()
-    for entry, named_at in tables:
-        if path in entry.index.by_path:
-            if newest is None:
-                newest = entry
-            if named_at is None:
-                view = named_view(state, entry, path)
-                if view is None:
-                    continue
-                keys, one = view.keys, view
-            else:
-                keys = one = named_at.get(path)  # type: ignore[assignment]
-                if keys is None:
-                    continue
-            open_.append((entry, candidates(entry, path).keyed))  # type: ignore[union-attr]
-            found.append(one)
-            named.update(keys)
+    newest, open_, found = _named_at(state, tables, path)
     if not open_:
-        cands = candidates(newest, path)  # type: ignore[arg-type]
-        return ((cands.keys[cands.keyed[0]], PLAIN) if cands.keyed else None), UNNAMED  # type: ignore[union-attr]
+        return _first_of(newest, path)  # type: ignore[arg-type]
+    named: set[str] = set()
+    for one in found:
+        named.update(one.keys if type(one) is Named else one)  # type: ignore[union-attr]
     named.discard("")
     if len(named) == 1:  # however clearly each was named, the pick is this value
         return (named.pop(), MENTIONED), NAMED
     if named:  # some candidate with a key is named: `clearest` picks one, when its key is asked
         return (Unsettled(pool[0].tool, path, frozenset(named)), MENTIONED), CLEAREST  # type: ignore[return-value]
-    views = [one if type(one) is Named else view_of(entry, path, one)  # type: ignore[arg-type]
-             for (entry, _), one in zip(open_, found)]
-    best = clearest(state, pool, path, open_, views)
+    best = clearest(state, pool, path, open_, _views(open_, found, path))
     if best is None:  # only candidates without a key were named: the general rule decides
         pick = fresh_pick(state, pool, path, renamed(state, path, gather(pool, path)))
         return (None if pick is None else (pick.key, pick.mention)), GENERAL
@@ -291,15 +304,9 @@ class Unsettled:
             table: FreshPicks = state.views[("fresh", self.tool)]
             path = self.path
             assert table.picks[path][0][0] is self, path  # type: ignore[index]
-            open_: list[tuple[ResultEntry, Sequence[int]]] = []
-            views: list[Named] = []
-            for entry, named in table.tables if table.tables is not None else _tables(state, table):
-                if path in entry.index.by_path:
-                    view = named_view(state, entry, path) if named is None else None
-                    keys = named.get(path) if named is not None else (view.keys if view is not None else None)
-                    if keys is not None:
-                        open_.append((entry, candidates(entry, path).keyed))  # type: ignore[union-attr]
-                        views.append(view if view is not None else view_of(entry, path, keys))
+            tables = table.tables if table.tables is not None else _tables(state, table)
+            _, open_, found = _named_at(state, tables, path)
+            views = _views(open_, found, path)
             best = clearest(state, table.pool, path, open_, views)
             assert best is not None, path  # a candidate with a key is named (`_fresh`)
             self.key = keys_at(best[0], path)[best[1]]
