@@ -15,14 +15,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-from stretto_core.cli.commands._load import load_for_verb
+from variant_diff import load_corpus
 from stretto_core.evaluate.measure.ablation import assignments_for
-from stretto_core.evaluate.measure.bench_data import Corpus
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.run import ReplayOptions
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
-from stretto_core.sessions.splits import make_split_file
 
 
 def sources_and_class(tool: str, state: Any, got: Any) -> tuple[str, str]:
@@ -49,16 +47,20 @@ class Recording:
         return getattr(self.model, name)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def replay_arguments(doc: str) -> argparse.Namespace:
+    """The arguments of a benchmark that replays one app's test split with one variant."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sessions", type=Path, required=True)
     parser.add_argument("--app", required=True)
     parser.add_argument("--variant", default="full")
     parser.add_argument("--theta", type=float, default=DEFAULT_THETA)
     parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args()
-    loaded = load_for_verb([args.sessions])
-    corpus = Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = replay_arguments(__doc__)
+    corpus = load_corpus(args.sessions)
     v = variant(args.variant)
     assignments = [(Recording(model), episodes) for model, episodes in assignments_for(corpus, args.app, v, VariantFlows())]
     result = replay_each(assignments, ReplayOptions(theta=args.theta, policy=v.policy, split="test", processes=1))

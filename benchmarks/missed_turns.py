@@ -19,24 +19,20 @@ read-only ceiling that was not saved. Its first unanswered read is put under the
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter, defaultdict
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from stretto_core.cli.commands._load import load_for_verb
+from detour_sources import replay_arguments
+from variant_diff import load_corpus
 from stretto_core.evaluate.measure.ablation import assignments_for
-from stretto_core.evaluate.measure.bench_data import Corpus
 from stretto_core.evaluate.replay.episode import CallInfo, PreparedEpisode
 from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.walk import Walk
 from stretto_core.evaluate.variants import VariantFlows, variant
-from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.model import UserMessage
-from stretto_core.sessions.splits import make_split_file
 from stretto_core.sessions.values import argument_leaves, normalize
 
 REASONS = ("no result in reach", "named after the last result", "weighed below θ", "made, claimed elsewhere",
@@ -126,15 +122,8 @@ def tally_reasons(assignments: Iterable[tuple[Any, Sequence[PreparedEpisode]]], 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=Path, required=True)
-    parser.add_argument("--app", required=True)
-    parser.add_argument("--variant", default="full")
-    parser.add_argument("--theta", type=float, default=DEFAULT_THETA)
-    parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args()
-    loaded = load_for_verb([args.sessions])
-    corpus = Corpus("sessions", loaded, make_split_file([s.header for s in loaded]))
+    args = replay_arguments(__doc__)
+    corpus = load_corpus(args.sessions)
     v = variant(args.variant)
     options = ReplayOptions(theta=args.theta, policy=v.policy, weigh=True, split="test", processes=1)
     tally = tally_reasons(assignments_for(corpus, args.app, v, VariantFlows()), options)

@@ -19,6 +19,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "missed_turns.py"
 
 
 def _script():
+    sys.path.insert(0, str(SCRIPT.parent))  # it imports its sibling benchmarks, as when run
     spec = importlib.util.spec_from_file_location("missed_turns", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
