@@ -145,33 +145,43 @@ def decisions_of(session: Session, manifest: ToolManifest) -> Iterator[tuple[str
 def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest, weight: float = 1.0) -> None:
     """Add one session's decisions to `counts`.
 
-    The words said only grow through a session, so a word said first before the r-th run of
-    decisions with the same words is said at every decision from there on: its per-word counts
-    are added once per session (the decisions at a site, and at a site with a tool used, from
-    that run on), not once per run nor per decision (a session's user says a few hundred words)."""
-    seen: frozenset[str] = frozenset()
-    sites: dict[str, None] = {}  # in the order first decided at, as `counts.decisions` learns them
-    groups: list[tuple[int, frozenset[str]]] = []  # (run, the words first said before it)
-    runs: list[dict[str, list]] = []  # per run: site -> [decisions, {tool: decisions it was used after}]
-    run_words: frozenset[str] | None = None
+    Per-word counts are added once per run of decisions with the same words said (weight times
+    the run's decisions at a site, and at a site with a tool used), not once per decision: a
+    session's user says a few hundred words and makes tens of decisions between two messages."""
+    seen: set[str] = set()
+    sites: set[str] = set()
+    run_words: frozenset[str] = frozenset()
+    run: dict[str, list] = {}  # site -> [decisions, {tool: decisions it was used after}] in this run
+
+    def add_run() -> None:
+        if not run_words:
+            return
+        for site, (n, tools) in run.items():
+            said = counts.said.setdefault(site, {})
+            for word in run_words:
+                said[word] = said.get(word, 0.0) + weight * n
+            if tools:
+                said_used = counts.said_used.setdefault(site, {})
+                for tool, k in tools.items():
+                    row = said_used.setdefault(tool, {})
+                    for word in run_words:
+                        row[word] = row.get(word, 0.0) + weight * k
+
     for site, words, reads in decisions_of(session, manifest):
         if words is not run_words:
-            if words and not seen >= words:
-                groups.append((len(runs), words - seen))
-                seen = words
-            run_words = words
-            runs.append({})
-        sites[site] = None
+            add_run()
+            run_words, run = words, {}
+            seen |= words
+        sites.add(site)
         counts.decisions[site] = counts.decisions.get(site, 0.0) + weight
         used = counts.used.setdefault(site, {})
         for tool in reads:
             used[tool] = used.get(tool, 0.0) + weight
-        here = runs[-1].setdefault(site, [0, {}])
+        here = run.setdefault(site, [0, {}])
         here[0] += 1
         for tool in reads:
             here[1][tool] = here[1].get(tool, 0) + 1
-    if groups:
-        _add_said(counts, groups, runs, weight)
+    add_run()
     for word in seen:
         counts.sessions[word] = counts.sessions.get(word, 0.0) + weight
     task = session.header.task_id or session.session_id
@@ -180,46 +190,6 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
         if task not in tasks:
             tasks.append(task)
             tasks.sort()
-
-
-def _add_said(counts: IntentCounts, groups: list[tuple[int, frozenset[str]]], runs: list[dict[str, list]],
-              weight: float) -> None:
-    """Per site (in the order runs with words said first reach it), add each group's words the
-    decisions of the runs from its own on, and the same per tool used."""
-    start = groups[0][0]
-    order = dict.fromkeys(site for run in runs[start:] for site in run)
-    for site in order:
-        said = counts.said.setdefault(site, {})
-        for first, words in groups:
-            decisions = [run[site][0] for run in runs[first:] if site in run]
-            if decisions:
-                _add_each(said, words, decisions, weight)
-        tools = dict.fromkeys(tool for run in runs[start:] if site in run for tool in run[site][1])
-        if not tools:
-            continue
-        said_used = counts.said_used.setdefault(site, {})
-        for tool in tools:
-            row = said_used.setdefault(tool, {})
-            for first, words in groups:
-                uses = [run[site][1][tool] for run in runs[first:] if site in run and tool in run[site][1]]
-                if uses:
-                    _add_each(row, words, uses, weight)
-
-
-def _add_each(table: dict[str, float], words: frozenset[str], amounts: list[int], weight: float) -> None:
-    """`table[word] += weight * amount` for each word and amount, in order: at weight 1 the amounts'
-    sum at once (whole numbers add exactly, so the floats are the same)."""
-    if weight == 1.0:
-        total = float(sum(amounts))
-        for word in words:
-            table[word] = table.get(word, 0.0) + total
-        return
-    adds = [weight * amount for amount in amounts]
-    for word in words:
-        value = table.get(word, 0.0)
-        for add in adds:
-            value += add
-        table[word] = value
 
 
 def derive_table(counts: IntentCounts) -> IntentTable:
