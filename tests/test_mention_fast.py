@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from shared_data import published_data
 
-from stretto_core.learn.bindings.mention import LIST_MARK, MIN_RECORD_WORD, _has_letter, candidates, record_words
+from stretto_core.learn.bindings.mention import (LIST_MARK, MIN_RECORD_WORD, _has_letter, _keys_by_element, addresses,
+                                             candidates, record_words)
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.model import ToolResult
 from stretto_core.sessions.state import ResultEntry
@@ -82,3 +83,13 @@ def test_an_index_of_another_kind_has_its_candidates_kept_on_its_entry() -> None
     got = candidates(entry, "$.id")
     assert got is not None and got.keys == ["x9", ""] and list(got.keyed) == [0]
     assert entry.cache["c"]["$.id"] is got and candidates(entry, "$.id") is got
+
+
+def test_a_path_s_addresses_and_keys_by_element_are_made_once_for_every_entry_holding_the_index() -> None:
+    index = index_result('{"items": [{"id": "A1", "tag": "x"}, {"id": "b2"}, {"id": "a1"}]}')
+    places = addresses(_entry(index), "$.items[*].id")
+    assert places == {"a1": ((0,), (2,)), "b2": ((1,),)}
+    assert addresses(_entry(index), "$.items[*].id") is places
+    by_element = _keys_by_element(_entry(index), "$.items[*].id", "$.items[*]")
+    assert by_element == {(0,): ("a1",), (2,): ("a1",), (1,): ("b2",)}
+    assert _keys_by_element(_entry(index), "$.items[*].id", "$.items[*]") is by_element

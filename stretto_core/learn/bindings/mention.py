@@ -121,6 +121,10 @@ def keys_at(entry: ResultEntry, path: str) -> list[str]:
 
 def addresses(entry: ResultEntry, path: str) -> dict[str, tuple[tuple[int, ...], ...]]:
     """Normalized value -> its addresses at `path`, in document order (cached with its index)."""
+    try:
+        return entry.index.views[("a", path)]  # type: ignore[union-attr]  # made before: at once
+    except (TypeError, KeyError, AttributeError):
+        pass
     views = entry.index_views
     got = views.get(("a", path))
     if got is None:
@@ -413,6 +417,10 @@ def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidat
 def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], tuple[str, ...]]:
     """Element of the list at `prefix` -> the candidates at `path` in it (cached with its index)."""
     tag = ("ke", path)
+    try:
+        return entry.index.views[tag]  # type: ignore[union-attr]  # made before: at once
+    except (TypeError, KeyError, AttributeError):
+        pass
     views = entry.index_views
     got = views.get(tag)
     if got is None:
