@@ -76,9 +76,10 @@ def candidates(entry: ResultEntry, path: str) -> Candidates | None:
     Asked about 20,000 times a learn, nearly always of a path asked before: read from the
     index's table at once, made (`_made_candidates`) only when not there yet."""
     try:
-        return entry.index.views["c"][path]  # type: ignore[union-attr]
-    except (TypeError, KeyError, AttributeError):  # no views yet, no table, not this path; another kind
-        return _made_candidates(entry, path)
+        got = entry.index.views["c"].get(path, _UNKNOWN)  # type: ignore[union-attr]
+    except (TypeError, KeyError, AttributeError):  # no views yet, no table; an index of another kind
+        got = _UNKNOWN
+    return _made_candidates(entry, path) if got is _UNKNOWN else got  # type: ignore[return-value]
 
 
 def _made_candidates(entry: ResultEntry, path: str) -> Candidates | None:
@@ -122,9 +123,11 @@ def keys_at(entry: ResultEntry, path: str) -> list[str]:
 def addresses(entry: ResultEntry, path: str) -> dict[str, tuple[tuple[int, ...], ...]]:
     """Normalized value -> its addresses at `path`, in document order (cached with its index)."""
     try:
-        return entry.index.views[("a", path)]  # type: ignore[union-attr]  # made before: at once
-    except (TypeError, KeyError, AttributeError):
-        pass
+        got = entry.index.views.get(("a", path))  # type: ignore[union-attr]  # made before: at once
+    except AttributeError:  # no views yet; an index of another kind
+        got = None
+    if got is not None:
+        return got
     views = entry.index_views
     got = views.get(("a", path))
     if got is None:
@@ -418,9 +421,11 @@ def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[i
     """Element of the list at `prefix` -> the candidates at `path` in it (cached with its index)."""
     tag = ("ke", path)
     try:
-        return entry.index.views[tag]  # type: ignore[union-attr]  # made before: at once
-    except (TypeError, KeyError, AttributeError):
-        pass
+        got = entry.index.views.get(tag)  # type: ignore[union-attr]  # made before: at once
+    except AttributeError:  # no views yet; an index of another kind
+        got = None
+    if got is not None:
+        return got
     views = entry.index_views
     got = views.get(tag)
     if got is None:
