@@ -17,8 +17,8 @@ from stretto_core.learn.counts import Counts
 from stretto_core.learn.reach_alpha import EDGE, reach_log_marginal_likelihood
 from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.store import ReadReport, _parse_event_line, read_session
-from stretto_core.sessions.values import (MAX_CONTAINERS, MAX_DEPTH, MAX_LEAVES, _indexer, index_result,
-                                          leaves_addressed)
+from stretto_core.sessions.values import (MAX_CONTAINERS, MAX_DEPTH, MAX_LEAVES, index_result, leaves_addressed,
+                                          normalize)
 
 EDGE_TEXTS = ['123456789012345678901234567890', '-9223372036854775809', '18446744073709551616', '1e400',
               'NaN', '[-Infinity]', '[1.0, -0.0, 5e-324, 0.30000000000000004]', '{"a": 1, "a": 2}',
@@ -78,11 +78,22 @@ def test_any_json_document_is_read_to_the_value_json_loads_gives() -> None:
 
 
 def _as_walked(structure) -> list:
-    """The index made leaf by leaf from `leaves_addressed` (the plain path), every table in order."""
-    idx, add = _indexer()
+    """The index as its tables read, leaf by leaf from `leaves_addressed` (the plain path), every
+    table in order: values compared with `==` in a list (so 1, 1.0 and True are one)."""
+    first_path, by_path, paths, records, keys = {}, {}, {}, {}, {}
     for path, address, value in leaves_addressed(structure):
-        add(path, address, value)
-    return _tables(idx)
+        key = normalize(value)
+        if key is None:
+            continue
+        records.setdefault(path, []).append((address, value))
+        held = by_path.setdefault(path, [])
+        if value not in held:
+            held.append(value)
+            keys.setdefault(path, []).append(key)
+        first_path.setdefault(key, path)
+        if path not in paths.setdefault(key, []):
+            paths[key].append(path)
+    return [list(table.items()) for table in (first_path, by_path, paths, records, keys)]
 
 
 def _tables(idx) -> list:
@@ -94,6 +105,7 @@ STRUCTURES = [
     {"when": datetime.date(2024, 1, 2), "at": [datetime.datetime(2024, 1, 2, 3, 4)], "raw": b"x"},
     {1: "one", True: "yes", 2.5: "half", None: "none", "pair": ("a", 1), "set": {3}},
     [{"k": "v", "n": i % 3} for i in range(40)],
+    {"v": list(range(10)) + [1.0, True, "x", 9.0, [2, 2.0]], "w": [{"u": [i, str(i)]} for i in range(12)]},
     {"many": list(range(MAX_LEAVES + 10))},
     [[i] for i in range(MAX_CONTAINERS + 5)],
     json.loads("[" * (MAX_DEPTH + 3) + '"deep"' + "]" * (MAX_DEPTH + 3)),
