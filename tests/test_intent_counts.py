@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from real_corpora import corpus_sessions
+from shared_data import published_data
 from stretto_core.learn.intent import IntentCounts, count_session, decisions_of
+
+
+pytestmark = published_data  # real retail sessions: skipped in a clone without the published data
 
 
 def _decision_by_decision(sessions, manifest, weight: float) -> IntentCounts:
