@@ -32,7 +32,9 @@ from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.walk import Walk
 from stretto_core.evaluate.variants import VariantFlows, variant
+from stretto_core.learn.bindings.mention import MIN_WRITTEN
 from stretto_core.sessions.model import UserMessage
+from stretto_core.sessions.value_written import written_in
 from stretto_core.sessions.values import argument_leaves, normalize
 
 REASONS = ("no result in reach", "named after the last result", "weighed below θ", "made, claimed elsewhere",
@@ -48,14 +50,16 @@ def responses_in_reach(walk: Walk, call: CallInfo) -> list[int]:
 
 
 def written_after(episode: PreparedEpisode, call: CallInfo, since: int) -> bool:
-    """Whether a value of the call's arguments appears first in a user message after event `since`."""
-    values = {str(v).casefold() for v in (normalize(leaf) for leaf in argument_leaves(call.arguments))
-              if v is not None and len(str(v)) >= 3}
+    """Whether the user first wrote a value of the call's arguments (`value_written`, as the
+    mention checks ask it) in a message after event `since`."""
+    values = [key for key in (normalize(leaf) for leaf in argument_leaves(call.arguments))
+              if key is not None and len(key) >= MIN_WRITTEN]
     if not values:
         return False
-    before = " ".join(e.text.casefold() for e in episode.events[:since + 1] if isinstance(e, UserMessage))
-    after = " ".join(e.text.casefold() for e in episode.events[since + 1:call.issued_at] if isinstance(e, UserMessage))
-    return any(v in after and v not in before for v in values)
+    said = [(at, e.text.casefold()) for at, e in enumerate(episode.events[:call.issued_at]) if isinstance(e, UserMessage)]
+    before = "\n".join(text for at, text in said if at <= since)
+    after = "\n".join(text for at, text in said if at > since)
+    return any(written_in(after, key) and not written_in(before, key) for key in values)
 
 
 def reason_for(walk: Walk, call: CallInfo) -> tuple[str, float | None]:
@@ -64,7 +68,8 @@ def reason_for(walk: Walk, call: CallInfo) -> tuple[str, float | None]:
     if not reach:
         return REASONS[0], None
     last = walk.response_events[reach[-1]]
-    weighed = [c for c in walk.candidates if c.response in set(reach)]
+    in_reach = set(reach)
+    weighed = [c for c in walk.candidates if c.response in in_reach]
     same = [c for c in weighed if c.key == call.key]
     if same:
         best = max(c.reach * c.binding for c in same)

@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from stretto_core.sessions.focus import NOTHING_HELD, FocusedIndex, holds_under, index_keys, list_prefix
+from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
-from stretto_core.sessions.values import ValueIndex, normalize
+from stretto_core.sessions.values import normalize
 
 MIN_RECORD_WORD = 4
 """Record words shorter than this are not checked against the user's words."""
@@ -85,13 +85,7 @@ def candidates(entry: ResultEntry, path: str) -> Candidates | None:
 def _made_candidates(entry: ResultEntry, path: str) -> Candidates | None:
     """`candidates`, made and kept in the index's views (or the entry's, for an index of another kind)."""
     index = entry.index
-    kind = type(index)
-    if kind is ValueIndex or kind is FocusedIndex:  # `entry.index_views`, without the call: asked 50,000 times a learn
-        views = index.views
-        if views is None:
-            views = index.views = {}
-    else:
-        views = entry.index_views
+    views = entry.index_views
     by_path = views.get("c")
     if by_path is None:
         by_path = views["c"] = {}
@@ -122,12 +116,6 @@ def keys_at(entry: ResultEntry, path: str) -> list[str]:
 
 def addresses(entry: ResultEntry, path: str) -> dict[str, tuple[tuple[int, ...], ...]]:
     """Normalized value -> its addresses at `path`, in document order (cached with its index)."""
-    try:
-        got = entry.index.views.get(("a", path))  # type: ignore[union-attr]  # made before: at once
-    except AttributeError:  # no views yet; an index of another kind
-        got = None
-    if got is not None:
-        return got
     views = entry.index_views
     got = views.get(("a", path))
     if got is None:
@@ -420,12 +408,6 @@ def _named_keys(state: ToolState, entry: ResultEntry, path: str, cands: Candidat
 def _keys_by_element(entry: ResultEntry, path: str, prefix: str) -> dict[tuple[int, ...], tuple[str, ...]]:
     """Element of the list at `prefix` -> the candidates at `path` in it (cached with its index)."""
     tag = ("ke", path)
-    try:
-        got = entry.index.views.get(tag)  # type: ignore[union-attr]  # made before: at once
-    except AttributeError:  # no views yet; an index of another kind
-        got = None
-    if got is not None:
-        return got
     views = entry.index_views
     got = views.get(tag)
     if got is None:
