@@ -189,10 +189,11 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
 
 
 def _add_each(row: dict[str, float], words: frozenset[str], n: float) -> None:
-    """`row[word] += n` for every word (the words said in a run are a few hundred: one pass, in
-    their order, so the sums and the keys' order are those of adding them one by one)."""
+    """`row[word] += n` for every word, in their order (a run's words are a few hundred: the
+    product and the look-up method are taken once, not once per word)."""
     get = row.get
-    row.update({word: get(word, 0.0) + n for word in words})
+    for word in words:
+        row[word] = get(word, 0.0) + n
 
 
 def derive_table(counts: IntentCounts) -> IntentTable:
