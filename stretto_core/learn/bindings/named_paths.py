@@ -113,12 +113,17 @@ def _bring_up(state: ToolState, entry: ResultEntry, naming: _Naming) -> None:
         worded = unwhole.pop(word)
         gained.append(worded.targets)
         hit.append(worded.lists)
+    by_key, by_word = _kept(entry, "nd"), _kept(entry, "nw")  # what `_direct` and `word_of` keep, read here
     for key in said - seen if len(said) > len(seen) else ():
         seen.add(key)
-        direct = _direct(entry, key)
+        direct = by_key.get(key)
+        if direct is None:
+            direct = _direct(entry, key)
         if direct:
             gained.append(direct)
-        worded = word_of(entry, key)
+        worded = by_word.get(key)
+        if worded is None:
+            worded = word_of(entry, key)
         if worded.lists:
             if latest(key, True) is None:
                 unwhole[key] = worded
