@@ -157,15 +157,11 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
         if not run_words:
             return
         for site, (n, tools) in run.items():
-            said = counts.said.setdefault(site, {})
-            for word in run_words:
-                said[word] = said.get(word, 0.0) + weight * n
+            _add_each(counts.said.setdefault(site, {}), run_words, weight * n)
             if tools:
                 said_used = counts.said_used.setdefault(site, {})
                 for tool, k in tools.items():
-                    row = said_used.setdefault(tool, {})
-                    for word in run_words:
-                        row[word] = row.get(word, 0.0) + weight * k
+                    _add_each(said_used.setdefault(tool, {}), run_words, weight * k)
 
     for site, words, reads in decisions_of(session, manifest):
         if words is not run_words:
@@ -190,6 +186,14 @@ def count_session(counts: IntentCounts, session: Session, manifest: ToolManifest
         if task not in tasks:
             tasks.append(task)
             tasks.sort()
+
+
+def _add_each(row: dict[str, float], words: frozenset[str], n: float) -> None:
+    """`row[word] += n` for every word, in their order (a run's words are a few hundred: the
+    product and the look-up method are taken once, not once per word)."""
+    get = row.get
+    for word in words:
+        row[word] = get(word, 0.0) + n
 
 
 def derive_table(counts: IntentCounts) -> IntentTable:

@@ -44,12 +44,15 @@ message it did not), so a value asked again costs a search of the messages since
 FOUND_CACHE = 1024
 """At most this many values' answers are remembered (the ones asked longest ago are forgotten)."""
 
+HELD_CACHE = 16384
+"""A full state's `holding` remembers at most this many values' answers (then it starts afresh)."""
+
 
 class UserText:
     """The user's messages (case-folded), numbered from 0 in the order said."""
 
     __slots__ = ("_starts", "dropped", "text", "limit", "filter_from", "_bits", "_mask", "_grams", "_latest",
-                 "_found")
+                 "_found", "_held")
 
     def __init__(self, limit: int | None = None, filter_from: int = FILTER_FROM) -> None:
         self._starts: list[int] = []
@@ -68,6 +71,9 @@ class UserText:
         self._found: dict[str, tuple[int, int]] | None = None
         """Value -> (messages said when it was last searched for, the number of a message holding
         it or -1: none of those did), once the text is `FOUND_FROM` long."""
+        self._held: dict[str, tuple[int, bool]] = {}
+        """Value -> (messages said when `holding` last asked, whether one of them writes it), in a
+        full state (`limit` None: none is ever dropped)."""
 
     @property
     def count(self) -> int:
@@ -157,14 +163,48 @@ class UserText:
 
     def holding(self, keys: Iterable[str], shortest: int = 0) -> list[str]:
         """The keys of at least `shortest` characters that some kept message writes (`wrote` of
-        each); without a filter, one search of the text each (and one more for a sigil's)."""
+        each); without a filter, one search of the text each (and one more for a sigil's), in a
+        full state at most once a message (`_holding_kept`)."""
         if self._bits is None:
-            text, contains, bare_ = self.text, self.contains, self._wrote_bare
             wanted = keys if shortest <= 0 else [k for k in keys if len(k) >= shortest]
+            if self.limit is None:  # a full state's (a served one keeps no answers: its memory stays small)
+                return self._holding_kept(wanted)
+            text, contains, bare_ = self.text, self.contains, self._wrote_bare
             return [k for k in wanted
                     if (k in text and ("\n" not in k or contains(k))) or (not k[0].isalnum() and bare_(k))]
         wrote = self.wrote
         return [k for k in keys if len(k) >= shortest and wrote(k)]
+
+    def _holding_kept(self, keys: Iterable[str]) -> list[str]:
+        """`holding` without the filter, for a full state (all its messages kept). The results of
+        a session share many values, so each value's answer is kept (`_held`): asked again after
+        no new message, it is the same; after new ones, a value written stays written, and one
+        that was not is written only if the new messages hold it (a value without a line break
+        never spans two messages)."""
+        text, contains, bare_ = self.text, self.contains, self._wrote_bare
+        held, count = self._held, self.count
+        if len(held) >= HELD_CACHE:
+            held.clear()
+        tails: dict[int, str] = {}
+        out = []
+        for k in keys:
+            got = held.get(k)
+            if got is not None and got[0] == count:
+                found = got[1]
+            elif got is not None and got[1]:
+                found = True
+            elif got is None or "\n" in k or not k[0].isalnum():
+                found = (k in text and ("\n" not in k or contains(k))) or (not k[0].isalnum() and bare_(k))
+            else:  # not written in the messages up to got[0]: is it in those since?
+                tail = tails.get(got[0])
+                if tail is None:
+                    tail = tails[got[0]] = text[self._starts[got[0]]:]
+                found = k in tail
+            if got is None or got[0] != count:
+                held[k] = (count, found)
+            if found:
+                out.append(k)
+        return out
 
     def in_text(self, key: str) -> bool:
         """`key` is a substring of `text` (the kept messages one a line; it may span two)."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from stretto_core.learn.bindings.mention import Named, candidates, clearest, keys_at, list_prefix, named_view, written
+from stretto_core.learn.bindings.mention import LIST_MARK, Named, candidates, clearest, keys_at, list_prefix, named_view, written
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, source_key
 from stretto_core.learn.bindings.named_paths import NamedTable, named_table, naming_of, view_of, word_of
 from stretto_core.learn.bindings.pick import eligible_path, fresh_pick, gather, pool_of, renamed
@@ -388,6 +388,6 @@ def _list_paths_of(entry: ResultEntry) -> tuple[str, ...]:
     views = entry.index_views
     got = views.get("list-paths")
     if got is None:
-        got = views["list-paths"] = tuple(p for p in entry.index.by_path
-                                          if list_prefix(p) is not None and eligible_path(p))
+        got = views["list-paths"] = tuple(p for p in entry.index.by_path  # under a list: `list_prefix` is not None
+                                          if LIST_MARK in p and eligible_path(p))
     return got

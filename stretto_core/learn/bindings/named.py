@@ -195,16 +195,22 @@ class _Run:
 
 def _add_run(counts: NamedCounts, run: _Run) -> None:
     n = float(run.decisions)
+    decisions, named_rows = counts.decisions, counts.named
+    # each called read's rows taken once a run, not once a pick (the adds are `_add`'s, in its order)
+    called = [(tool, float(k), k, counts.called.setdefault(tool, {})) for tool, k in run.called.items()]
+    unnamed = run.unnamed
     for i, (key, _, _, mention) in enumerate(run.picks):
-        _add(counts.decisions, key, n)
-        if mention != PLAIN:
-            _add(counts.named, key, n)
-        for tool, k in run.called.items():
-            _add(counts.called.setdefault(tool, {}), key, float(k))
-            if mention != PLAIN:
-                named = k - run.unnamed.get((tool, i), 0)
-                if named:
-                    _add(counts.called_named.setdefault(tool, {}), key, float(named))
+        decisions[key] = decisions.get(key, 0.0) + n
+        if mention == PLAIN:
+            for _, k, _, row in called:
+                row[key] = row.get(key, 0.0) + k
+            continue
+        named_rows[key] = named_rows.get(key, 0.0) + n
+        for tool, k, whole, row in called:
+            row[key] = row.get(key, 0.0) + k
+            named = whole - unnamed.get((tool, i), 0) if unnamed else whole
+            if named:
+                _add(counts.called_named.setdefault(tool, {}), key, float(named))
 
 
 def _passed_by_value(state: ToolState) -> dict[str, dict[str, str]]:

@@ -24,14 +24,14 @@ sessions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from stretto_core.learn.bindings.mention import (LIST_MARK, Named, _keys_by_element, _word_elements, candidates,
-                                                 written)
+from stretto_core.learn.bindings.mention import LIST_MARK, Named, _string_keys, _word_elements, candidates, written
 from stretto_core.learn.bindings.pick import eligible_path
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.user_text import UserText
-from stretto_core.sessions.values import ValueIndex
+from stretto_core.sessions.values import ValueIndex, normalize
 
 NamedTable = dict[str, frozenset[str]]
 """Source path -> the keys of the candidates there the user named (only paths where some are)."""
@@ -113,12 +113,17 @@ def _bring_up(state: ToolState, entry: ResultEntry, naming: _Naming) -> None:
         worded = unwhole.pop(word)
         gained.append(worded.targets)
         hit.append(worded.lists)
+    by_key, by_word = _kept(entry, "nd"), _kept(entry, "nw")  # what `_direct` and `word_of` keep, read here
     for key in said - seen if len(said) > len(seen) else ():
         seen.add(key)
-        direct = _direct(entry, key)
+        direct = by_key.get(key)
+        if direct is None:
+            direct = _direct(entry, key)
         if direct:
             gained.append(direct)
-        worded = word_of(entry, key)
+        worded = by_word.get(key)
+        if worded is None:
+            worded = word_of(entry, key)
         if worded.lists:
             if latest(key, True) is None:
                 unwhole[key] = worded
@@ -167,41 +172,86 @@ def word_of(entry: ResultEntry, word: str) -> Worded:
     by_word = _kept(entry, "nw")
     got = by_word.get(word)
     if got is None:
-        if not any(map(str.isalpha, word)):  # a record word has a letter (`mention.record_words`)
-            by_word[word] = _NOT_A_WORD
-            return _NOT_A_WORD
-        lists = lists_of(entry)
-        targets: list[tuple[str, frozenset[str]]] = []
-        found: list[str] = []
-        prefixes = dict.fromkeys(p for path in entry.index.paths.get(word, ()) if not path.endswith("*~")
-                                 for p in lists_under(path))
-        for prefix in prefixes:
-            elements = _word_elements(entry, prefix).get(word)
-            if elements:
-                found.append(prefix)
-                if prefix in lists:
-                    for element in elements:
-                        targets += _element_targets(entry, prefix, element)
-        got = by_word[word] = Worded(tuple(targets), frozenset(found)) if found else _NOT_A_WORD
+        got = by_word[word] = _made_word(entry, word)
     return got
+
+
+def _made_word(entry: ResultEntry, word: str) -> Worded:
+    """`word_of`, made: most values asked are a record word of no list (three in four in τ²
+    retail), so the lists a value lies under are read per path (`_word_lists`, shared by every
+    result) and the result's own tables only where it is one."""
+    if not any(map(str.isalpha, word)):  # a record word has a letter (`mention.record_words`)
+        return _NOT_A_WORD
+    paths = entry.index.paths.get(word)
+    if not paths:
+        return _NOT_A_WORD
+    prefixes = _word_lists(paths[0]) if len(paths) == 1 else dict.fromkeys(
+        p for path in paths for p in _word_lists(path))
+    if not prefixes:
+        return _NOT_A_WORD
+    views = entry.index_views
+    targets: list[tuple[str, frozenset[str]]] = []
+    found: list[str] = []
+    lists: dict[str, list[str]] | None = None
+    for prefix in prefixes:
+        by_word = views.get(("we", prefix))
+        if by_word is None:
+            by_word = _word_elements(entry, prefix)
+        elements = by_word.get(word)
+        if elements:
+            found.append(prefix)
+            if lists is None:
+                lists = lists_of(entry)
+            if prefix in lists:
+                for element in elements:
+                    targets += _element_targets(entry, prefix, element)
+    return Worded(tuple(targets), frozenset(found)) if found else _NOT_A_WORD
+
+
+@lru_cache(maxsize=65536)
+def _word_lists(path: str) -> tuple[str, ...]:
+    """The lists a value at `path` is a record word of, if any (`lists_under`; none for a key of a
+    record, `*~`)."""
+    return () if path.endswith("*~") else tuple(lists_under(path))
 
 
 def _element_targets(entry: ResultEntry, prefix: str, element: tuple[int, ...]) -> Targets:
     """The candidates in one element of the list at `prefix`, at each source path under the list
-    holding some (kept with the index)."""
-    by_element = _kept(entry, ("nt", prefix))
-    got = by_element.get(element)
-    if got is None:
-        found = []
-        for path in lists_of(entry)[prefix]:
-            keys = _keys_by_element(entry, path, prefix).get(element)
-            if keys:
-                cands = candidates(entry, path)
-                held = cands.first if cands is not None else _NO_CANDIDATES
-                flagged = frozenset(k for k in keys if k in held)  # a record's 1 may be a candidate's True
-                if flagged:
-                    found.append((path, flagged))
-        got = by_element[element] = tuple(found)
+    holding some (kept with the index, for every element of the list at once: `_list_targets`)."""
+    by_element = entry.index_views.get(("nt", prefix))
+    if by_element is None:
+        by_element = _list_targets(entry, prefix)
+    return by_element.get(element, _NONE)
+
+
+def _list_targets(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], Targets]:
+    """Element of the list at `prefix` -> `_element_targets` there, each source path's records read
+    once: a key is flagged in an element where a record there holds it and it is a candidate of the
+    path (a record's 1 may be a candidate's True), as `_keys_by_element` and `candidates` tell."""
+    depth = prefix.count(LIST_MARK)
+    records = entry.index.records
+    per_element: dict[tuple[int, ...], list[tuple[str, frozenset[str]]]] = {}
+    for path in lists_of(entry)[prefix]:
+        cands = candidates(entry, path)
+        held = cands.first if cands is not None else _NO_CANDIDATES
+        known = _string_keys(entry, path)
+        flagged: dict[tuple[int, ...], set[str]] = {}
+        for address, value in records.get(path, ()):
+            key = (known.get(value) if type(value) is str else None) or normalize(value) or ""
+            if key in held:
+                element = address[:depth]
+                keys = flagged.get(element)
+                if keys is None:
+                    flagged[element] = {key}
+                else:
+                    keys.add(key)
+        for element, keys in flagged.items():
+            targets = per_element.get(element)
+            if targets is None:
+                per_element[element] = [(path, frozenset(keys))]
+            else:
+                targets.append((path, frozenset(keys)))
+    got = entry.index_views[("nt", prefix)] = {element: tuple(t) for element, t in per_element.items()}
     return got
 
 
