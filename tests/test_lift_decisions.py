@@ -13,7 +13,7 @@ from shared_data import published_data
 from stretto_core.flow.ir import learn, manifest_of_sessions
 from stretto_core.learn.bindings import evidence as bindings_learn
 from stretto_core.learn.bindings import lift_decisions
-from stretto_core.learn.bindings.lift_decisions import BATCH, FULL, OFF, THIN, VISITED, decisions_counted, last_of_runs
+from stretto_core.learn.bindings.lift_decisions import FULL, OFF, THIN, VISITED, decisions_counted, last_of_runs
 from stretto_core.learn.bindings.model import BindingOptions
 from stretto_core.learn.bindings.pick import pool_of
 from stretto_core.learn.reads_ahead import reads_before_write
@@ -61,7 +61,7 @@ def test_a_decision_the_evidence_visits_stands_on_the_pools_and_words_the_eviden
 
 
 @published_data
-def test_a_run_of_parallel_results_shares_its_reads_ahead_and_batch_weighs_each_decision_once(corpus):
+def test_a_run_of_parallel_results_shares_its_reads_ahead_and_its_last_stands_for_each_once(corpus):
     name, sessions = corpus
     seen: Counter[str] = Counter()
     manifest = manifest_of_sessions(sessions, None)
@@ -69,8 +69,6 @@ def test_a_run_of_parallel_results_shares_its_reads_ahead_and_batch_weighs_each_
         user_calls = {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
         later = reads_before_write(session, manifest, user_calls)
         decisions = [e.call_id for e in session.events if isinstance(e, ToolResult) and e.call_id not in user_calls]
-        weights = decisions_counted(session, manifest, BATCH, user_calls)
-        assert weights is not None and sum(weights.values()) == len(decisions), session.session_id
         at = 0
         for last, run in last_of_runs(session, user_calls):
             members = decisions[at:at + run]
@@ -79,31 +77,33 @@ def test_a_run_of_parallel_results_shares_its_reads_ahead_and_batch_weighs_each_
             seen["runs"] += 1
             seen["runs of two or more"] += run > 1
             at += run
-        assert at == len(decisions)
+        assert at == len(decisions), session.session_id
     assert seen["runs"] >= 100 and seen["runs of two or more"] >= (5 if name != "agentdojo" else 1), seen
 
 
 @published_data
-def test_thin_counts_every_decision_the_evidence_visits_at_weight_one_and_draws_the_rest(corpus):
+def test_thin_counts_every_run_the_evidence_visits_at_its_size_and_draws_the_rest(corpus):
     name, sessions = corpus
     seen: Counter[str] = Counter()
     manifest = manifest_of_sessions(sessions, None)
     for session in sessions:
+        user_calls = {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
         visited = set(lift_decisions.visited_by_evidence(session, manifest))
-        batched = decisions_counted(session, manifest, BATCH)
-        thin = decisions_counted(session, manifest, THIN)
-        assert batched is not None and thin is not None
-        for call_id, weight in batched.items():
+        thin = decisions_counted(session, manifest, THIN, user_calls)
+        assert thin is not None
+        runs = dict(last_of_runs(session, user_calls))
+        assert set(thin) <= set(runs)
+        for call_id, run in runs.items():
             if call_id in visited:
-                assert thin[call_id] == weight
+                assert thin[call_id] == run
                 seen["visited"] += 1
             elif call_id in thin:
-                assert thin[call_id] == weight * lift_decisions.THIN_EVERY
+                assert thin[call_id] == run * lift_decisions.THIN_EVERY
                 seen["drawn"] += 1
             else:
                 seen["left out"] += 1
-        assert set(thin) <= set(batched)
     assert seen["visited"] >= 40 and seen["drawn"] >= 10 and seen["left out"] >= 10, seen
+    assert seen["drawn"] < seen["left out"], seen  # one in THIN_EVERY
 
 
 @published_data
@@ -128,3 +128,24 @@ def test_off_counts_no_decision_and_an_unknown_mode_is_refused(tmp_path):
     assert _named(sessions, OFF).decisions == {}
     with pytest.raises(ValueError, match="class lift mode is one of"):
         decisions_counted(sessions[0], manifest_of_sessions(sessions, None), "most")
+
+
+@published_data
+def test_stretto_learn_counts_the_lift_as_asked_full_by_default_and_refuses_an_unknown_mode(tmp_path):
+    from typer.testing import CliRunner
+
+    from stretto_core.cli import app
+
+    corpus_sessions("retail", tmp_path / "s", most=1)  # ingests retail's sessions under s/0
+    flows = {}
+    for mode in (None, FULL, THIN, OFF):
+        out = tmp_path / f"{mode}.json"
+        got = CliRunner().invoke(app, ["learn", str(tmp_path / "s" / "0"), "--app", "tau2/retail", "--out", str(out)]
+                                 + ([] if mode is None else ["--class-lift", mode]))
+        assert got.exit_code == 0, got.output
+        flows[mode] = out.read_bytes()
+    assert flows[None] == flows[FULL]
+    assert b'"class_lift":{"get_' in flows[THIN] and b'"class_lift":{"get_' not in flows[OFF]
+    bad = CliRunner().invoke(app, ["learn", str(tmp_path / "s" / "0"), "--out", str(tmp_path / "x.json"),
+                                   "--class-lift", "most"])
+    assert bad.exit_code != 0 and "--class-lift is one of full, thin, visited, off" in str(bad.exception)

@@ -15,8 +15,8 @@ from stretto_core.flow.harness import (ALL, DEFAULT_MATES, DEFAULT_OTHERS, Weigh
                                        split_for_agent)
 from stretto_core.flow.ir import save_flow
 from stretto_core.flow.modes import describe_modes, mode_notes, served_modes
-from stretto_core.learn.bindings.lift_decisions import CLASS_LIFT_MODES, DEFAULT_CLASS_LIFT
-from stretto_core.learn.bindings.model import BindingOptions
+from stretto_core.learn.bindings.lift_decisions import CLASS_LIFT_MODES
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.user_words import MODES
 from stretto_core.sessions.manifest import load_manifest
@@ -37,9 +37,10 @@ def learn_command(
     user_words: Optional[str] = typer.Option(None, "--user-words", help="Bind from the user's words too: `pattern` "
                                              "(the request's only email, date, number or id) or `spans` (by shape "
                                              "and position, counted). Off by default (docs/user-words.md)."),
-    class_lift: str = typer.Option(DEFAULT_CLASS_LIFT, "--class-lift", help="At which decisions the class lift is "
+    class_lift: str = typer.Option(DEFAULT_OPTIONS.class_lift, "--class-lift", help="At which decisions the class lift is "
                                    "counted: full (every one), thin (the binding evidence's and a third of the "
-                                   "rest, weighted), batch, visited, sample or off (no lift); docs/speculator.md."),
+                                   "rest, weighted), visited (the evidence's alone) or off (no lift); "
+                                   "docs/speculator.md."),
     app: Optional[List[str]] = typer.Option(None, "--app", help="Learn only from sessions of this app, e.g. tau2/retail (repeatable)."),
     agent: Optional[str] = typer.Option(None, "--agent", help="Learn for this agent (its model): its own sessions are "
                                         "the data, its harness-mates' and other harnesses' enter as priors."),

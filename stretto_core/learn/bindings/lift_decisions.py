@@ -4,15 +4,20 @@ The class lift (`named.count_decision`) is counted at results of the agent's own
 the binding evidence is counted next (the next event is a turn calling a read with a string or
 number value: `sources.count_value` reads every pool's fresh picks then, the pools and the
 user's words as they stood at the result), the lift's picks are the evidence's, made once for
-both; elsewhere (the agent writes, answers the user, or a parallel result follows) they are made
-for the lift alone, about a third of learning's time on τ² retail. The modes
-(`BindingOptions.class_lift`, `stretto learn --class-lift`):
+both; elsewhere (the agent writes, answers the user, or another result of the same turn
+follows) they are made for the lift alone: on τ² retail's train split 184 of 548 decisions are
+visited, and the lift costs two fifths of learning. The modes (`BindingOptions.class_lift`,
+`stretto learn --class-lift`; measured in docs/speculator.md):
 
-- `full`: every decision, weight 1 (the lift as published);
-- `visited`: only the decisions the evidence visits, weight 1: no picks made for the lift alone;
-- `sample`: a deterministic half of the decisions (a hash of the session id and the result's
-  call id), weight 2: counts as many decisions as `full` in expectation;
-- `off`: none: the flow has no class lift (ρ as learned for every class).
+- `full` (the default): every decision, weight 1, the lift as published;
+- `thin`: the results of one turn's parallel calls counted at the last of them (at the weight
+  of their number: the reads called after each are the same), every decision the evidence
+  visits, and of the rest one in `THIN_EVERY` by a deterministic draw (a hash of the session id
+  and the result's call id) at `THIN_EVERY` times the weight: as many decisions as `full` in
+  expectation, at a fraction of the picks;
+- `visited`: only the decisions the evidence visits, weight 1 (no picks made for the lift
+  alone; biased: they are the decisions a read follows);
+- `off`: none: the flow has no class lift.
 """
 
 from __future__ import annotations
@@ -23,11 +28,10 @@ from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult
 from stretto_core.sessions.values import normalize
 
-FULL, BATCH, THIN, VISITED, SAMPLE, OFF = "full", "batch", "thin", "visited", "sample", "off"
-CLASS_LIFT_MODES = (FULL, BATCH, THIN, VISITED, SAMPLE, OFF)
-DEFAULT_CLASS_LIFT = FULL
+FULL, THIN, VISITED, OFF = "full", "thin", "visited", "off"
+CLASS_LIFT_MODES = (FULL, THIN, VISITED, OFF)
 
-THIN_EVERY = 2
+THIN_EVERY = 3
 """`thin` counts one in this many of the decisions the evidence does not visit (at this weight)."""
 
 
@@ -39,20 +43,16 @@ def decisions_counted(session: Session, manifest: ToolManifest, mode: str,
         return None
     if mode == OFF:
         return {}
-    sid = session.session_id
-    if mode == SAMPLE:
-        return {e.call_id: 2.0 for e in session.events
-                if isinstance(e, ToolResult) and _drawn(sid, e.call_id, 2)}
-    if mode not in (VISITED, BATCH, THIN):
+    if mode not in (VISITED, THIN):
         raise ValueError(f"class lift mode is one of {', '.join(CLASS_LIFT_MODES)}, not {mode!r}")
     visited = set(visited_by_evidence(session, manifest))
     if mode == VISITED:
         return {c: 1.0 for c in visited}
     out: dict[str, float] = {}
     for call_id, run in last_of_runs(session, user_calls):
-        if mode == BATCH or call_id in visited:
+        if call_id in visited:
             out[call_id] = float(run)
-        elif _drawn(sid, call_id, THIN_EVERY):
+        elif _drawn(session.session_id, call_id):
             out[call_id] = float(run * THIN_EVERY)
     return out
 
@@ -73,9 +73,9 @@ def last_of_runs(session: Session, user_calls: frozenset[str] | set[str]) -> lis
     return out
 
 
-def _drawn(session_id: str, call_id: str, every: int) -> bool:
-    """A deterministic draw of one in `every` (a hash of the session id and the call id)."""
-    return zlib.crc32(f"{session_id}\n{call_id}".encode()) % every == 0
+def _drawn(session_id: str, call_id: str) -> bool:
+    """A deterministic draw of one in `THIN_EVERY` (a hash of the session id and the call id)."""
+    return zlib.crc32(f"{session_id}\n{call_id}".encode()) % THIN_EVERY == 0
 
 
 def visited_by_evidence(session: Session, manifest: ToolManifest) -> list[str]:

@@ -9,7 +9,8 @@ or change it) and seldom when the customer named none, where the reach sees one 
 nothing was named and were used 10% of the time, and scored 0.37 where the user named the item
 and were used 50% of the time.
 
-Counted (`count_decision`), at every result of the agent's own calls, per list source (a path
+Counted (`count_decision`; `lift_decisions` counts it at fewer decisions, weighted, where
+`stretto learn --class-lift` asks), at every result of the agent's own calls, per list source (a path
 with `[*]`) whose pool had a candidate: decisions n(s), and n_named(s) of those at which the
 user had named a candidate there (its fresh pick is `mentioned`, `bindings_pick`); per read tool
 t the agent called before its next write, k(t, s) and k_named(t, s). Where t was already passed
