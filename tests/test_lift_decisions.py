@@ -34,6 +34,13 @@ def _stand(state) -> tuple:
     return state.user_version, tuple((tool, tuple(map(id, pool_of(state, tool)))) for tool in state.ok_results)
 
 
+def _walks(sessions):
+    """Each session with the corpus's manifest and the ids of the calls its user ran."""
+    manifest = manifest_of_sessions(sessions, None)
+    for session in sessions:
+        yield session, manifest, {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
+
+
 @published_data
 def test_a_decision_the_evidence_visits_stands_on_the_pools_and_words_the_evidence_reads_next(corpus, monkeypatch):
     name, sessions = corpus
@@ -64,9 +71,7 @@ def test_a_decision_the_evidence_visits_stands_on_the_pools_and_words_the_eviden
 def test_a_run_of_parallel_results_shares_its_reads_ahead_and_its_last_stands_for_each_once(corpus):
     name, sessions = corpus
     seen: Counter[str] = Counter()
-    manifest = manifest_of_sessions(sessions, None)
-    for session in sessions:
-        user_calls = {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
+    for session, manifest, user_calls in _walks(sessions):
         later = reads_before_write(session, manifest, user_calls)
         decisions = [e.call_id for e in session.events if isinstance(e, ToolResult) and e.call_id not in user_calls]
         at = 0
@@ -85,9 +90,7 @@ def test_a_run_of_parallel_results_shares_its_reads_ahead_and_its_last_stands_fo
 def test_thin_counts_every_run_the_evidence_visits_at_its_size_and_draws_the_rest(corpus):
     name, sessions = corpus
     seen: Counter[str] = Counter()
-    manifest = manifest_of_sessions(sessions, None)
-    for session in sessions:
-        user_calls = {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
+    for session, manifest, user_calls in _walks(sessions):
         visited = set(lift_decisions.visited_by_evidence(session, manifest))
         thin = decisions_counted(session, manifest, THIN, user_calls)
         assert thin is not None
