@@ -15,7 +15,8 @@ from stretto_core.flow.harness import (ALL, DEFAULT_MATES, DEFAULT_OTHERS, Weigh
                                        split_for_agent)
 from stretto_core.flow.ir import save_flow
 from stretto_core.flow.modes import describe_modes, mode_notes, served_modes
-from stretto_core.learn.bindings.model import BindingOptions
+from stretto_core.learn.bindings.lift_decisions import CLASS_LIFT_MODES
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.user_words import MODES
 from stretto_core.sessions.manifest import load_manifest
@@ -36,6 +37,10 @@ def learn_command(
     user_words: Optional[str] = typer.Option(None, "--user-words", help="Bind from the user's words too: `pattern` "
                                              "(the request's only email, date, number or id) or `spans` (by shape "
                                              "and position, counted). Off by default (docs/user-words.md)."),
+    class_lift: str = typer.Option(DEFAULT_OPTIONS.class_lift, "--class-lift", help="At which decisions the class lift is "
+                                   "counted: full (every one), thin (the binding evidence's and a third of the "
+                                   "rest, weighted), visited (the evidence's alone) or off (no lift); "
+                                   "docs/speculator.md."),
     app: Optional[List[str]] = typer.Option(None, "--app", help="Learn only from sessions of this app, e.g. tau2/retail (repeatable)."),
     agent: Optional[str] = typer.Option(None, "--agent", help="Learn for this agent (its model): its own sessions are "
                                         "the data, its harness-mates' and other harnesses' enter as priors."),
@@ -62,7 +67,9 @@ def learn_command(
     man = load_manifest(manifest) if manifest else None
     if user_words is not None and user_words not in MODES:
         raise StrettoError(f"--user-words is one of {', '.join(MODES)}, not {user_words!r}")
-    options = BindingOptions(user_words=user_words)
+    if class_lift not in CLASS_LIFT_MODES:
+        raise StrettoError(f"--class-lift is one of {', '.join(CLASS_LIFT_MODES)}, not {class_lift!r}")
+    options = BindingOptions(user_words=user_words, class_lift=class_lift)
     if agent is None:
         if prior_mates is not None or prior_others is not None or harness is not None:
             raise StrettoError("--harness, --prior-harness-mates and --prior-others need --agent")

@@ -34,6 +34,7 @@ from typing import Any
 
 from stretto_core.learn.bindings.model import (ALIGNED, DEFAULT_OPTIONS, FREE, START_SITE, ArgCounts, BindingCounts,
                                          BindingOptions, LookupCounts, site_name, source_key)
+from stretto_core.learn.bindings.lift_decisions import decisions_counted
 from stretto_core.learn.bindings.named import count_decision, flush_named
 from stretto_core.learn.bindings.pick import eligible_path, pool_of
 from stretto_core.learn.bindings.records import list_candidates, list_key
@@ -64,8 +65,9 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
     state = ToolState(manifest, look_back=options.look_back, user_source=options.user_words)
     outcome = {e.call_id: e.error for e in session.events if isinstance(e, ToolResult)}
     users_calls: set[str] = set()
-    later = reads_before_write(session, manifest,
-                               {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls})
+    user_calls = {c.call_id for e in session.events if isinstance(e, UserMessage) for c in e.calls}
+    later = reads_before_write(session, manifest, user_calls)
+    lifted = decisions_counted(session, manifest, options.class_lift, user_calls)
     site = START_SITE
     for event in session.events:
         if isinstance(event, UserMessage):
@@ -84,7 +86,10 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
             else:
                 state.observe_result(event.call_id, event.tool, event.content, event.parsed, event.error)
                 site = site_name(event.tool, event.error)
-                count_decision(counts.named, state, later.get(event.call_id, ()))
+                if lifted is None:
+                    count_decision(counts.named, state, later.get(event.call_id, ()))
+                elif event.call_id in lifted:
+                    count_decision(counts.named, state, later.get(event.call_id, ()), lifted[event.call_id])
         elif isinstance(event, Lookup):
             state.observe_lookup(event.call_id, event.tool, event.arguments, event.content, event.parsed,
                                  event.error)

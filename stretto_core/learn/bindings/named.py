@@ -9,7 +9,8 @@ or change it) and seldom when the customer named none, where the reach sees one 
 nothing was named and were used 10% of the time, and scored 0.37 where the user named the item
 and were used 50% of the time.
 
-Counted (`count_decision`), at every result of the agent's own calls, per list source (a path
+Counted (`count_decision`; `lift_decisions` counts it at fewer decisions, weighted, where
+`stretto learn --class-lift` asks), at every result of the agent's own calls, per list source (a path
 with `[*]`) whose pool had a candidate: decisions n(s), and n_named(s) of those at which the
 user had named a candidate there (its fresh pick is `mentioned`, `bindings_pick`); per read tool
 t the agent called before its next write, k(t, s) and k_named(t, s). Where t was already passed
@@ -94,7 +95,7 @@ def served_lift(lifts: dict[str, float], mention: str, identified: bool, version
     return lifts.get(bucket, 1.0)
 
 
-def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str]) -> None:
+def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str], weight: float = 1.0) -> None:
     """Add one decision: each list source with a candidate, its fresh pick named or not, and the
     reads called after it; for a read already passed the named fresh pick, whether its own open
     pick there is named (module docstring).
@@ -102,7 +103,8 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
     The decisions at which a source tool's list picks stand (one `list_source_picks` answer) are
     added in bulk (`_Run`) when the picks change or the session ends (`flush_named`); only where
     a read was passed a named pick is each decision counted as it comes. Every count is a whole
-    number, so the sums are the same floats as adding 1 at each decision."""
+    number (times `weight`, a whole number too: `lift_decisions`), so the sums are the same
+    floats as adding `weight` at each decision."""
     called = tuple(called)
     runs: dict[str, _Run] | None = state.views.get(_RUNS)
     if runs is None:
@@ -117,9 +119,9 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
             if run is not None:
                 _add_run(counts, run)
             run = runs[source_tool] = _Run(counts, picks)
-        run.decisions += 1
+        run.decisions += weight
         for tool in called:
-            run.called[tool] = run.called.get(tool, 0) + 1
+            run.called[tool] = run.called.get(tool, 0) + weight
         if not state.passed_by_arg:
             continue
         for i, (key, path, pick, mention) in enumerate(picks):
@@ -136,18 +138,18 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str])
                 continue
             identified = None
             for tool, arg in hit.items():
-                _add(counts.named_passed.setdefault(tool, {}), key, 1.0)
+                _add(counts.named_passed.setdefault(tool, {}), key, weight)
                 if _own_named(state, tool, arg, source_tool, path):
-                    _add(counts.passed_named.setdefault(tool, {}), key, 1.0)
+                    _add(counts.passed_named.setdefault(tool, {}), key, weight)
                     continue
                 if tool in called:  # not named for this read at this decision
-                    run.unnamed[(tool, i)] = run.unnamed.get((tool, i), 0) + 1
+                    run.unnamed[(tool, i)] = run.unnamed.get((tool, i), 0) + weight
                 if identified is None:
                     identified = by_id(state, pick)
                 if identified and counts.other is not None and counts.called_other is not None:
-                    _add(counts.other.setdefault(tool, {}), key, 1.0)
+                    _add(counts.other.setdefault(tool, {}), key, weight)
                     if tool in called:
-                        _add(counts.called_other.setdefault(tool, {}), key, 1.0)
+                        _add(counts.called_other.setdefault(tool, {}), key, weight)
 
 
 def _own_named(state: ToolState, tool: str, arg: str, source_tool: str, path: str) -> bool:
@@ -185,10 +187,10 @@ class _Run:
 
     counts: NamedCounts
     picks: list[tuple[str, str, str, str]]
-    decisions: int = 0
-    called: dict[str, int] = field(default_factory=dict)
+    decisions: float = 0
+    called: dict[str, float] = field(default_factory=dict)
     """Read -> the decisions it was called after."""
-    unnamed: dict[tuple[str, int], int] = field(default_factory=dict)
+    unnamed: dict[tuple[str, int], float] = field(default_factory=dict)
     """(read, index of a named pick) -> the decisions, of those it was called after, at which
     it had been passed the pick and its own open pick there was not named."""
 
