@@ -9,9 +9,11 @@ reads none of those as named. So a record also has tokens:
                         `MAX_NAME_WORDS` words and at most `MAX_NAME_CHARS` characters (a name,
                         not a text), each ≥ `MIN_RECORD_WORD` characters with a letter, not a
                         common word (`COMMON_WORDS`)
-    tokens of an element  the tokens of its values under the list (not keys of records, `*~`),
-                        less those every element of the list holds (words all records share
-                        name none of them)
+    tokens of an element  the tokens of its own fields' values (`.name`, not `.options.size`:
+                        an option describes a variant, not which record is meant), less those
+                        another element of the list holds too ("smart" of `Smart Watch` beside
+                        `Smart Thermostat` tells neither apart; a word all records share names
+                        none of them)
 
 A token names its elements when the user wrote it as a whole word; how clearly is weighed by its
 frequency over the pool's elements, as a record word's is (`mention.clearest`). Learning and
@@ -72,14 +74,15 @@ def _keys_of(entry: ResultEntry, path: str) -> dict[str, str]:
 
 
 def entry_tokens(entry: ResultEntry) -> dict[str, tuple[str, ...]]:
-    """Token -> the paths (under some list) whose values hold it, for the whole result (kept with
-    its index)."""
+    """Token -> the paths (an own field of a list's elements) whose values hold it, for the whole
+    result (kept with its index)."""
     views = entry.index_views
     got = views.get("tokens")
     if got is None:
         found: dict[str, dict[str, None]] = {}
         for path, pairs in entry.index.records.items():
-            if LIST_MARK not in path or path.endswith("*~"):
+            cut = path.rfind(LIST_MARK)
+            if cut < 0 or not _own_field(path, cut + len(LIST_MARK)):
                 continue
             known = _keys_of(entry, path)
             for _, value in pairs:
@@ -98,23 +101,29 @@ def record_tokens(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list
         return {}
     depth = prefix.count(LIST_MARK)
     tokens: dict[tuple[int, ...], set[str]] = {}
-    elements: set[tuple[int, ...]] = set()
     for path, pairs in entry.index.records.items():
-        if not path.startswith(prefix) or path.endswith("*~"):
+        if not path.startswith(prefix) or not _own_field(path, len(prefix)):
             continue
         known = _keys_of(entry, path)
         for address, value in pairs:
-            element = address[:depth]
-            elements.add(element)
             if type(value) is not str:
                 continue
             found = value_tokens(known.get(value) or value.strip().casefold())
             if found:
-                tokens.setdefault(element, set()).update(found)
-    if not tokens:
-        return {}
-    shared = set.intersection(*tokens.values()) if len(elements) > 1 and len(tokens) == len(elements) else set()
-    return {element: sorted(held - shared) for element, held in tokens.items() if held - shared}
+                tokens.setdefault(address[:depth], set()).update(found)
+    holders: dict[str, int] = {}
+    for held in tokens.values():
+        for token in held:
+            holders[token] = holders.get(token, 0) + 1
+    out = {element: sorted(t for t in held if holders[t] == 1) for element, held in tokens.items()}
+    return {element: held for element, held in out.items() if held}
+
+
+def _own_field(path: str, start: int) -> bool:
+    """`path[start:]` is one field of the element itself (`.name`), not of a record inside it
+    (`.options.size`: an option's words describe a variant, not which record is meant)."""
+    rest = path[start:]
+    return rest.startswith(".") and "." not in rest[1:] and LIST_MARK not in rest and not rest.endswith("*~")
 
 
 def token_elements(entry: ResultEntry, prefix: str) -> dict[str, tuple[tuple[int, ...], ...]]:
