@@ -5,7 +5,8 @@ seldom write a record's whole name: in τ² retail they say "the helmet" for `Cy
 "the camera" for `Digital Camera`, "the jigsaw" for `Jigsaw Puzzle`, and a whole-value rule
 reads none of those as named. So a record also has tokens:
 
-    tokens of a value   the words (runs of letters and digits) of a string value of 2 to
+    tokens of a value   the words (runs of letters and digits) of a string value written with a
+                        space or a hyphen, of 2 to
                         `MAX_NAME_WORDS` words and at most `MAX_NAME_CHARS` characters (a name,
                         not a text), each ≥ `MIN_RECORD_WORD` characters with a letter, not a
                         common word (`COMMON_WORDS`)
@@ -56,21 +57,13 @@ _NO_TOKENS: dict[str, tuple[str, ...]] = {}
 
 def value_tokens(key: str) -> list[str]:
     """The tokens of one normalized string value (module docstring); none for a single word."""
-    if len(key) > MAX_NAME_CHARS or key.isalnum():
+    if len(key) > MAX_NAME_CHARS or (" " not in key and "-" not in key):
         return []
     words = _WORD.findall(key)
     if not 2 <= len(words) <= MAX_NAME_WORDS:
         return []
     return [w for w in words if len(w) >= MIN_RECORD_WORD and not w.isdigit() and w not in COMMON_WORDS
             and any(c.isalpha() for c in w)]
-
-
-def _keys_of(entry: ResultEntry, path: str) -> dict[str, str]:
-    """The index's normalized form of each string value at `path`."""
-    values, keys = entry.index.by_path.get(path), entry.index.keys.get(path)
-    if not values or keys is None or len(keys) != len(values):
-        return {}
-    return {v: k for v, k in zip(values, keys) if type(v) is str}
 
 
 def entry_tokens(entry: ResultEntry) -> dict[str, tuple[str, ...]]:
@@ -84,13 +77,10 @@ def entry_tokens(entry: ResultEntry) -> dict[str, tuple[str, ...]]:
             cut = path.rfind(LIST_MARK)
             if cut < 0 or not _own_field(path, cut + len(LIST_MARK)):
                 continue
-            known = _keys_of(entry, path)
             for _, value in pairs:
-                if type(value) is not str or " " not in value and "-" not in value:
-                    continue
-                key = known.get(value) or value.strip().casefold()
-                for token in value_tokens(key):
-                    found.setdefault(token, {})[path] = None
+                if type(value) is str and (" " in value or "-" in value):
+                    for token in value_tokens(value.strip().casefold()):  # `normalize` of a string
+                        found.setdefault(token, {})[path] = None
         got = views["tokens"] = {t: tuple(paths) for t, paths in found.items()} if found else _NO_TOKENS
     return got
 
@@ -104,13 +94,11 @@ def record_tokens(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list
     for path, pairs in entry.index.records.items():
         if not path.startswith(prefix) or not _own_field(path, len(prefix)):
             continue
-        known = _keys_of(entry, path)
         for address, value in pairs:
-            if type(value) is not str:
-                continue
-            found = value_tokens(known.get(value) or value.strip().casefold())
-            if found:
-                tokens.setdefault(address[:depth], set()).update(found)
+            if type(value) is str and (" " in value or "-" in value):
+                found = value_tokens(value.strip().casefold())
+                if found:
+                    tokens.setdefault(address[:depth], set()).update(found)
     holders: dict[str, int] = {}
     for held in tokens.values():
         for token in held:
@@ -152,7 +140,8 @@ def tokens_said(state: ToolState, entry: ResultEntry) -> frozenset[str] | set[st
     seen, found = (0, _NONE) if got is None else got
     if tokens and count:
         if seen <= user.dropped:
-            new: Iterable[str] = [t for t in tokens if t not in found and user.latest(t, True) is not None]
+            new: Iterable[str] = [t for t in tokens if t not in found and user.in_text(t)
+                                  and user.latest(t, True) is not None]
         else:  # a message's edge is a line break, so a whole word of the joined text is one of a message
             joined = "\n".join(user.since(seen))
             new = [t for t in tokens if t not in found and t in joined and find_word(joined, t) >= 0]
