@@ -14,10 +14,10 @@ from stretto_core.learn.bindings.mention import mention_flags, named_view
 from stretto_core.learn.bindings.pick import pool_of
 from stretto_core.learn.bindings.tokens import value_tokens
 from stretto_core.sessions.focus import Focus
-from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
+from stretto_core.sessions.model import ToolResult
 from stretto_core.sessions.state import ToolState
 from stretto_core.sessions.value_written import find_word
-from bindings_sessions import SHOP, Script
+from bindings_sessions import SHOP, Script, observe_event
 
 ITEMS = "$.items[*]"
 PRODUCT = "$.items[*].product_id"
@@ -94,14 +94,8 @@ def test_on_real_retail_sessions_a_token_names_the_described_item_alone_and_serv
         learned = ToolState(manifest)
         served = ToolState(manifest, served=True, focus=focus)
         for event in session.events:
-            for state in (learned, served):
-                if isinstance(event, UserMessage):
-                    state.observe_user_message(event)
-                elif isinstance(event, LLMTurn):
-                    for call in event.calls:
-                        state.observe_call(call.call_id, call.tool, call.arguments)
-                elif isinstance(event, ToolResult):
-                    state.observe_result(event.call_id, event.tool, event.content, event.parsed, event.error)
+            observe_event(learned, event)
+            observe_event(served, event)
             if not (isinstance(event, ToolResult) and event.tool == "get_order_details" and not event.error):
                 continue
             entry, twin = pool_of(learned, "get_order_details")[0], pool_of(served, "get_order_details")[0]

@@ -25,6 +25,7 @@ sessions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, Iterable
 
 from stretto_core.learn.bindings.mention import (LIST_MARK, Named, _keys_by_element, _word_elements, candidates,
                                                  written)
@@ -181,19 +182,8 @@ def word_of(entry: ResultEntry, word: str) -> Worded:
         if not any(map(str.isalpha, word)):  # a record word has a letter (`mention.record_words`)
             by_word[word] = _NOT_A_WORD
             return _NOT_A_WORD
-        lists = lists_of(entry)
-        targets: list[tuple[str, frozenset[str]]] = []
-        found: list[str] = []
-        prefixes = dict.fromkeys(p for path in entry.index.paths.get(word, ()) if not path.endswith("*~")
-                                 for p in lists_under(path))
-        for prefix in prefixes:
-            elements = _word_elements(entry, prefix).get(word)
-            if elements:
-                found.append(prefix)
-                if prefix in lists:
-                    for element in elements:
-                        targets += _element_targets(entry, prefix, element)
-        got = by_word[word] = Worded(tuple(targets), frozenset(found)) if found else _NOT_A_WORD
+        paths = (path for path in entry.index.paths.get(word, ()) if not path.endswith("*~"))
+        got = by_word[word] = _worded(entry, word, paths, _word_elements)
     return got
 
 
@@ -203,19 +193,25 @@ def token_of(entry: ResultEntry, token: str) -> Worded:
     by_token = _kept(entry, "nk")
     got = by_token.get(token)
     if got is None:
-        lists = lists_of(entry)
-        targets: list[tuple[str, frozenset[str]]] = []
-        found: list[str] = []
-        prefixes = dict.fromkeys(p for path in entry_tokens(entry).get(token, ()) for p in lists_under(path))
-        for prefix in prefixes:
-            elements = token_elements(entry, prefix).get(token)
-            if elements:
-                found.append(prefix)
-                if prefix in lists:
-                    for element in elements:
-                        targets += _element_targets(entry, prefix, element)
-        got = by_token[token] = Worded(tuple(targets), frozenset(found)) if found else _NOT_A_WORD
+        got = by_token[token] = _worded(entry, token, entry_tokens(entry).get(token, ()), token_elements)
     return got
+
+
+def _worded(entry: ResultEntry, word: str, paths: Iterable[str],
+            elements_of: Callable[[ResultEntry, str], dict[str, tuple[tuple[int, ...], ...]]]) -> Worded:
+    """What `word`, found at `paths`, names in the elements `elements_of` gives it, under every
+    list those paths lie in."""
+    lists = lists_of(entry)
+    targets: list[tuple[str, frozenset[str]]] = []
+    found: list[str] = []
+    for prefix in dict.fromkeys(p for path in paths for p in lists_under(path)):
+        elements = elements_of(entry, prefix).get(word)
+        if elements:
+            found.append(prefix)
+            if prefix in lists:
+                for element in elements:
+                    targets += _element_targets(entry, prefix, element)
+    return Worded(tuple(targets), frozenset(found)) if found else _NOT_A_WORD
 
 
 def _element_targets(entry: ResultEntry, prefix: str, element: tuple[int, ...]) -> Targets:
