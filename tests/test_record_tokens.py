@@ -107,3 +107,16 @@ def test_on_real_retail_sessions_a_token_names_the_described_item_alone_and_serv
                 seen["named by a token alone"] += 1
                 assert view is not None and set(view.keys) == set(expected), (session.header.session_id, view)
     assert seen["orders"] > 50 and seen["named by a token alone"] >= 3, seen
+
+
+def test_a_token_another_record_holds_in_any_of_its_own_fields_tells_neither_apart() -> None:
+    files = [{"id_": "11", "filename": "team-building-activities.docx", "owner": "emma.johnson@corp.com"},
+             {"id_": "12", "filename": "budget 2024.xlsx", "owner": "team.lead@corp.com"}]
+    live = Script().user("open the team document")
+    live.call("get_order_details", {"order_id": "#A1"}, {"order_id": "#A1", "items": files})
+    state = live.state(SHOP)
+    # "team" is a token of the first file's name, and a word of the second file's owner
+    assert mention_flags(state, pool_of(state, "get_order_details")[0], "$.items[*].id_") == [False, False]
+    live.user("the activities one")  # the first file's alone
+    state = live.state(SHOP)
+    assert mention_flags(state, pool_of(state, "get_order_details")[0], "$.items[*].id_") == [True, False]

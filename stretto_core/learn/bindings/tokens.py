@@ -12,9 +12,10 @@ reads none of those as named. So a record also has tokens:
                         common word (`COMMON_WORDS`)
     tokens of an element  the tokens of its own fields' values (`.name`, not `.options.size`:
                         an option describes a variant, not which record is meant), less those
-                        another element of the list holds too ("smart" of `Smart Watch` beside
-                        `Smart Thermostat` tells neither apart; a word all records share names
-                        none of them)
+                        another element of the list holds too, as a token or a word of any
+                        own field's value (an email's, a file name's): "smart" of `Smart
+                        Watch` beside `Smart Thermostat` tells neither apart, and a word all
+                        records share names none of them
 
 A token names its elements when the user wrote it as a whole word; how clearly is weighed by its
 frequency over the pool's elements, as a record word's is (`mention.clearest`). Learning and
@@ -56,8 +57,17 @@ _NO_TOKENS: dict[str, tuple[str, ...]] = {}
 
 
 def value_tokens(key: str) -> list[str]:
-    """The tokens of one normalized string value (module docstring); none for a single word."""
-    if len(key) > MAX_NAME_CHARS or (" " not in key and "-" not in key):
+    """The tokens of one normalized string value written with a space or a hyphen, a name
+    (module docstring); none for a single word."""
+    if " " not in key and "-" not in key:
+        return []
+    return value_words(key)
+
+
+def value_words(key: str) -> list[str]:
+    """The words of one normalized string value as tokens are cut, whatever separates them (an
+    email's, a file name's): what tells an element's tokens apart from its siblings'."""
+    if len(key) > MAX_NAME_CHARS or key.isalnum():
         return []
     words = _WORD.findall(key)
     if not 2 <= len(words) <= MAX_NAME_WORDS:
@@ -91,18 +101,23 @@ def record_tokens(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list
         return {}
     depth = prefix.count(LIST_MARK)
     tokens: dict[tuple[int, ...], set[str]] = {}
+    words: dict[tuple[int, ...], set[str]] = {}
     for path, pairs in entry.index.records.items():
         if not path.startswith(prefix) or not _own_field(path, len(prefix)):
             continue
         for address, value in pairs:
-            if type(value) is str and (" " in value or "-" in value):
-                found = value_tokens(value.strip().casefold())
+            if type(value) is str and not value.isalnum():
+                key = value.strip().casefold()  # `normalize` of a string
+                found = value_words(key)
                 if found:
-                    tokens.setdefault(address[:depth], set()).update(found)
+                    element = address[:depth]
+                    words.setdefault(element, set()).update(found)
+                    if " " in key or "-" in key:
+                        tokens.setdefault(element, set()).update(found)
     holders: dict[str, int] = {}
-    for held in tokens.values():
-        for token in held:
-            holders[token] = holders.get(token, 0) + 1
+    for held in words.values():
+        for word in held:
+            holders[word] = holders.get(word, 0) + 1
     out = {element: sorted(t for t in held if holders[t] == 1) for element, held in tokens.items()}
     return {element: held for element, held in out.items() if held}
 
