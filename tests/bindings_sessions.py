@@ -96,3 +96,14 @@ def walk_orders(name: str, user: str, orders: list[str], email: str | None = Non
     for order in orders:
         s.call("get_order_details", {"order_id": order}, order_record(order, user, [("Lamp", "100" + order[-1])]))
     return s.reply()
+
+
+def observe_event(state: ToolState, event: Any) -> None:
+    """Feed one recorded event to a state, as learning does (a user message, the agent's calls, a result)."""
+    if isinstance(event, UserMessage):
+        state.observe_user_message(event)
+    elif isinstance(event, LLMTurn):
+        for call in event.calls:
+            state.observe_call(call.call_id, call.tool, call.arguments)
+    elif isinstance(event, ToolResult):
+        state.observe_result(event.call_id, event.tool, event.content, event.parsed, event.error)

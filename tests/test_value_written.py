@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bindings_sessions import SHOP, Script, order_record, user_record
+from bindings_sessions import SHOP, Script, observe_event, order_record, user_record
 from shared_data import full_data
 from test_bindings_named_bulk import retail  # noqa: F401  (the fixture: real retail sessions, ingested)
 
@@ -15,7 +15,7 @@ from stretto_core.learn.bindings.model import MENTIONED, NAMED_OTHER, PLAIN
 from stretto_core.learn.bindings.named import served_lift
 from stretto_core.learn.bindings.pick import free_pick, pool_of
 from stretto_core.serve.bind import bind
-from stretto_core.sessions.model import LLMTurn, ToolResult, UserMessage
+from stretto_core.sessions.model import ToolResult, UserMessage
 from stretto_core.sessions.state import ToolState
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.value_written import bare, find_word, written_in
@@ -150,14 +150,8 @@ def test_serving_and_learning_name_the_same_picks_on_real_retail_sessions(retail
         learning, served = ToolState(manifest), ToolState(manifest, served=True)
         said: list[str] = []
         for event in session.events:
-            for state in (learning, served):
-                if isinstance(event, UserMessage):
-                    state.observe_user_message(event)
-                elif isinstance(event, LLMTurn):
-                    for c in event.calls:
-                        state.observe_call(c.call_id, c.tool, c.arguments)
-                elif isinstance(event, ToolResult):
-                    state.observe_result(event.call_id, event.tool, event.content, event.parsed, event.error)
+            observe_event(learning, event)
+            observe_event(served, event)
             if isinstance(event, UserMessage) and event.text:
                 said.append(event.text.casefold())
             if not isinstance(event, ToolResult):

@@ -32,7 +32,8 @@ from typing import Callable, Sequence
 
 from stretto_core.learn.bindings.mention import LIST_MARK, Named, candidates, clearest, keys_at, list_prefix, named_view, written
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, source_key
-from stretto_core.learn.bindings.named_paths import NamedTable, named_table, naming_of, view_of, word_of
+from stretto_core.learn.bindings.named_paths import NamedTable, named_table, naming_of, token_of, view_of, word_of
+from stretto_core.learn.bindings.tokens import tokens_said
 from stretto_core.learn.bindings.pick import eligible_path, fresh_pick, gather, pool_of, renamed
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import written_in
@@ -166,6 +167,9 @@ def _moved(state: ToolState, pool: list[ResultEntry], messages: list[str]) -> se
                     worded = word_of(entry, key)
                     if worded.targets:
                         paths.update(path for path, _ in worded.targets)
+        for token in tokens_said(state, entry):  # a record token names as a record word does
+            if said_now(token):
+                paths.update(path for path, _ in token_of(entry, token).targets)
     return paths
 
 

@@ -7,13 +7,15 @@ A candidate value at a source path is named by the user when
 - they wrote, as whole words, a word of its record: a string of ≥ `MIN_RECORD_WORD`
   characters with a letter held in the same element of the source's list (`$.items[*]` for
   `$.items[*].product_id`: the item's name, its options) and not held by every element of that
-  list in that result (words all records share name none of them).
+  list in that result (words all records share name none of them), or
+- they wrote, as a whole word, a token of its record: a distinguishing word of a multi-word
+  name in that element ("helmet" of `Cycling Helmet`, `tokens`).
 
 When several open candidates are named, the binding takes the one named most clearly:
 
     strength(x) = 1                          x itself was written
-                = max over its words w of 1 / df(w)
-    df(w)       = elements, over the results of the source's pool, whose words include w
+                = max over its words and tokens w of 1 / df(w)
+    df(w)       = elements, over the results of the source's pool, whose hits include w
 
 so a word one record holds ("laptop") outranks one many hold ("black"). Ties go to the latest
 user message, then to the earliest place in it (users list what they want in the order they
@@ -26,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from stretto_core.learn.bindings.tokens import token_elements, tokens_said
 from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
@@ -281,6 +284,16 @@ def element_hits(state: ToolState, entry: ResultEntry, prefix: str,
             if where is not None:
                 for element in index[word]:
                     hits.setdefault(element, {})[word] = where
+    tokens = tokens_said(state, entry) if version else ()
+    if tokens:  # a distinguishing word of a record's name, written as a whole word (`tokens`)
+        by_token = token_elements(entry, prefix)
+        for token in tokens:
+            elements = by_token.get(token)
+            if elements:
+                where = _latest(state, token, whole=True)
+                if where is not None:
+                    for element in elements:
+                        hits.setdefault(element, {})[token] = where
     if not hits:  # one empty table for every entry without one, and only the version kept
         entry.cache[tag] = version
         return NOTHING_HELD  # type: ignore[return-value]
@@ -366,9 +379,9 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
         got = (got, _NO_KEYS, None)
     elif got is not None and got[0] == state.user_version:
         return got[2]
-    # The user wrote none of the entry's values: nothing of it is named (as `_named_keys` finds).
+    # The user wrote none of the entry's values nor tokens: nothing of it is named (as `_named_keys` finds).
     said = written(state, entry) if state.user_version else None
-    cands = candidates(entry, path) if said else None
+    cands = candidates(entry, path) if said or (said is not None and tokens_said(state, entry)) else None
     keys = _named_keys(state, entry, path, cands, said) if cands is not None else _NO_KEYS  # type: ignore[arg-type]
     if got is not None and got[1] == keys:
         view = got[2]

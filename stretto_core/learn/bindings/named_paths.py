@@ -11,6 +11,7 @@ value at a time:
                       result whose elements it is a word of, each source path under that list:
                       its candidates in those elements (`_keys_by_element`), the candidates
                       among them
+    a record token    (`tokens`, written as a whole word) as a record word (`token_of`)
 
 What one value names at the result's paths depends on the result alone, so it is kept with the
 result's index (`_direct`, `_worded`), shared by every state holding the result. And the user's
@@ -25,9 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable, Iterable
 
 from stretto_core.learn.bindings.mention import LIST_MARK, Named, _string_keys, _word_elements, candidates, written
 from stretto_core.learn.bindings.pick import eligible_path
+from stretto_core.learn.bindings.tokens import entry_tokens, token_elements, tokens_said
 from stretto_core.sessions.focus import list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.user_text import UserText
@@ -54,6 +57,8 @@ class _Naming:
     """The values of `written` already weighed."""
     unwhole: dict[str, Worded] = field(default_factory=dict)
     """Record words written, but not yet as whole words -> what they name once they are."""
+    tokens: frozenset[str] | set[str] = frozenset()
+    """The record tokens already weighed (`tokens_said`, each written as a whole word)."""
     table: NamedTable = field(default_factory=dict)
     hit_lists: frozenset[str] = frozenset()
     """The lists (prefixes) an element of which holds a record word written as a whole word (where
@@ -103,11 +108,18 @@ def _bring_up(state: ToolState, entry: ResultEntry, naming: _Naming) -> None:
     if not state.user_version:
         return
     said = written(state, entry)
+    tokens = tokens_said(state, entry)
     seen, unwhole = naming.seen, naming.unwhole
-    if len(said) == len(seen) and not unwhole:  # `seen` is a part of `said`: nothing new
+    if len(said) == len(seen) and not unwhole and len(tokens) == len(naming.tokens):  # nothing new
         return
     gained: list[Targets] = []
     hit: list[frozenset[str]] = []
+    for token in tokens - naming.tokens if len(tokens) > len(naming.tokens) else ():  # written whole
+        worded = token_of(entry, token)
+        if worded.lists:
+            gained.append(worded.targets)
+            hit.append(worded.lists)
+    naming.tokens = tokens
     latest = state.user.latest
     for word in [w for w in unwhole if latest(w, True) is not None]:
         worded = unwhole.pop(word)
@@ -185,19 +197,31 @@ def _made_word(entry: ResultEntry, word: str) -> Worded:
     paths = entry.index.paths.get(word)
     if not paths:
         return _NOT_A_WORD
-    prefixes = _word_lists(paths[0]) if len(paths) == 1 else dict.fromkeys(
-        p for path in paths for p in _word_lists(path))
-    if not prefixes:
-        return _NOT_A_WORD
-    views = entry.index_views
+    prefixes = _word_lists(paths[0]) if len(paths) == 1 else tuple(dict.fromkeys(
+        p for path in paths for p in _word_lists(path)))
+    return _worded(entry, word, prefixes, _word_elements) if prefixes else _NOT_A_WORD
+
+
+def token_of(entry: ResultEntry, token: str) -> Worded:
+    """What `token`, a record token of the result (`tokens`), names once written as a whole word
+    (kept with the index)."""
+    by_token = _kept(entry, "nk")
+    got = by_token.get(token)
+    if got is None:
+        prefixes = tuple(dict.fromkeys(p for path in entry_tokens(entry).get(token, ()) for p in _word_lists(path)))
+        got = by_token[token] = _worded(entry, token, prefixes, token_elements)
+    return got
+
+
+def _worded(entry: ResultEntry, word: str, prefixes: Iterable[str],
+            elements_of: Callable[[ResultEntry, str], dict[str, tuple[tuple[int, ...], ...]]]) -> Worded:
+    """What `word` names in the elements `elements_of` gives it, under each of the lists
+    `prefixes` (the lists the paths it was found at lie in)."""
     targets: list[tuple[str, frozenset[str]]] = []
     found: list[str] = []
     lists: dict[str, list[str]] | None = None
     for prefix in prefixes:
-        by_word = views.get(("we", prefix))
-        if by_word is None:
-            by_word = _word_elements(entry, prefix)
-        elements = by_word.get(word)
+        elements = elements_of(entry, prefix).get(word)
         if elements:
             found.append(prefix)
             if lists is None:
