@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from real_corpora import CORPORA, corpus_sessions
-from shared_data import published_data
+from shared_data import full_data
 
 from stretto_core.flow.ir import learn
 from stretto_core.learn.bindings import fresh
@@ -22,7 +22,7 @@ def corpus(request, tmp_path_factory: pytest.TempPathFactory):
     return request.param, corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
 
 
-@published_data
+@full_data  # counts the cases it exercised: the sample holds too few
 def test_every_fresh_pick_read_from_a_tools_table_is_the_pick_made_anew(corpus, monkeypatch) -> None:
     name, sessions = corpus
     seen: Counter[str] = Counter()
