@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
 
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
@@ -26,3 +29,13 @@ def corpus_sessions(name: str, out: Path, most: int = 60) -> list[Session]:
         ingest_files(harness, [path], out / str(i))
         kept += [s for s in load_sessions([out / str(i)]) if app is None or s.header.app == app][:most]
     return kept
+
+
+def corpus_fixture(names: Sequence[str], named: bool = False) -> Any:
+    """A module-scoped fixture, one case per corpus of `names`: its sessions (`corpus_sessions`),
+    with the corpus's name first when `named`. Assign it to the name the tests ask for."""
+    @pytest.fixture(scope="module", params=list(names))
+    def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+        sessions = corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
+        return (request.param, sessions) if named else sessions
+    return corpus

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
-from real_corpora import CORPORA, corpus_sessions
+from real_corpora import CORPORA, corpus_fixture
 from shared_data import full_data
 
 from stretto_core.flow.ir import learn
@@ -17,9 +15,7 @@ from stretto_core.learn.bindings import sources as bindings_sources
 from stretto_core.learn.bindings.pick import fresh_pick, holders
 
 
-@pytest.fixture(scope="module", params=sorted(CORPORA))
-def corpus(request, tmp_path_factory: pytest.TempPathFactory):
-    return request.param, corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
+corpus = corpus_fixture(sorted(CORPORA), named=True)
 
 
 @full_data  # counts the cases it exercised: the sample holds too few

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from real_corpora import CORPORA, corpus_sessions
+from real_corpora import CORPORA, corpus_fixture, corpus_sessions
 from shared_data import full_data, published_data
 
 from stretto_core.flow.ir import learn, manifest_of_sessions
@@ -20,9 +20,7 @@ from stretto_core.learn.reads_ahead import reads_before_write
 from stretto_core.sessions.model import ToolResult, UserMessage
 
 
-@pytest.fixture(scope="module", params=sorted(CORPORA))
-def corpus(request, tmp_path_factory: pytest.TempPathFactory):
-    return request.param, corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
+corpus = corpus_fixture(sorted(CORPORA), named=True)
 
 
 def _named(sessions, mode: str):

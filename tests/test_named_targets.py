@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
-
-from real_corpora import corpus_sessions
+from real_corpora import corpus_fixture
 from shared_data import full_data
 
 from stretto_core.flow.ir import learn
@@ -41,9 +39,7 @@ def plain_word_of(entry, word: str) -> tuple[tuple, frozenset]:
     return tuple(targets), frozenset(found)
 
 
-@pytest.fixture(scope="module", params=["agentdojo", "retail"])
-def corpus(request, tmp_path_factory: pytest.TempPathFactory):
-    return corpus_sessions(request.param, tmp_path_factory.mktemp(request.param))
+corpus = corpus_fixture(["agentdojo", "retail"])
 
 
 @full_data  # counts the cases it exercised: the sample holds too few

@@ -97,6 +97,11 @@ class TextResult:
     text: str
 
 
+def is_scalar(value: Any) -> bool:
+    """A string or a number (not a bool): a value an argument binds as one value."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def normalize(value: Any) -> str | None:
     """The form two values are compared in: trimmed, case-folded text; numbers without `.0`.
 

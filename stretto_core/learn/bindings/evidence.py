@@ -44,7 +44,7 @@ from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Lookup, Session, ToolCall, ToolResult, UserMessage
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.user_words import USER_TOOL
-from stretto_core.sessions.values import argument_leaves, normalize
+from stretto_core.sessions.values import argument_leaves, is_scalar, normalize
 
 
 def count_session(session: Session, manifest: ToolManifest,
@@ -103,7 +103,7 @@ def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: st
     lookup.calls += 1.0
     if not args:
         lookup.bare_calls += 1.0
-    scalars = {k: normalize(v) for k, v in args.items() if _is_scalar(v)}
+    scalars = {k: normalize(v) for k, v in args.items() if is_scalar(v)}
     for name, value in args.items():
         counts = lookup.arg(name)
         counts.calls += 1.0
@@ -112,17 +112,13 @@ def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: st
             counts.list_calls += 1.0
             _trace_list(counts, state, value, site)
             _evidence_list(counts, state, call.tool, name, value)
-        elif _is_scalar(value):
+        elif is_scalar(value):
             key = scalars[name]
             if key is None:
                 continue
             _trace_value(counts, state, key, site, value if state.user_source else None)
             anchors = [k for n, k in scalars.items() if n != name and k is not None]
             _evidence_value(counts, state, call.tool, name, key, anchors)
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
 def _visible_newest_first(state: ToolState):

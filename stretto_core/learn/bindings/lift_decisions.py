@@ -26,7 +26,7 @@ import zlib
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult
-from stretto_core.sessions.values import normalize
+from stretto_core.sessions.values import is_scalar, normalize
 
 FULL, THIN, VISITED, OFF = "full", "thin", "visited", "off"
 CLASS_LIFT_MODES = (FULL, THIN, VISITED, OFF)
@@ -93,6 +93,6 @@ def _evidence_counted(turn: LLMTurn, manifest: ToolManifest) -> bool:
     for call in turn.calls:
         if manifest.is_read(call.tool):
             for value in call.arguments.values():
-                if isinstance(value, (str, int, float)) and not isinstance(value, bool) and normalize(value) is not None:
+                if is_scalar(value) and normalize(value) is not None:  # a value `evidence._count_call` counts
                     return True
     return False

@@ -28,16 +28,11 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from stretto_core.learn.bindings.tokens import token_elements, tokens_said
-from stretto_core.sessions.focus import NOTHING_HELD, holds_under, index_keys, list_prefix
+from stretto_core.learn.bindings.tokens import MIN_RECORD_WORD, token_elements, tokens_said
+from stretto_core.sessions.focus import LIST_MARK, NOTHING_HELD, holds_under, index_keys, list_prefix
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
 from stretto_core.sessions.values import normalize
-
-MIN_RECORD_WORD = 4
-"""Record words shorter than this are not checked against the user's words."""
-
-LIST_MARK = "[*]"
 
 MIN_WRITTEN = 3
 """Values shorter than this are never named (as a value: 3 characters; as a record word:

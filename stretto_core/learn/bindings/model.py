@@ -209,7 +209,7 @@ class BindingOptions:
     user_words: str | None = None
     """Bind from the user's words too: `pattern` or `spans` (`sessions/user_words.py`); None: not."""
     class_lift: str = "full"
-    """At which decisions the class lift is counted (`lift_decisions`): full, visited, sample or off."""
+    """At which decisions the class lift is counted (`lift_decisions.CLASS_LIFT_MODES`): full, thin, visited or off."""
 
 
 DEFAULT_OPTIONS = BindingOptions()

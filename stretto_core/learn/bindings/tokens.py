@@ -28,11 +28,13 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from stretto_core.sessions.focus import LIST_MARK
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word
 
 MIN_RECORD_WORD = 4
-"""As `mention.MIN_RECORD_WORD`: a token shorter than this is never looked for."""
+"""Record words and tokens shorter than this are not checked against the user's words (`mention`
+reads it from here)."""
 
 MAX_NAME_WORDS = 5
 """A value of more words than this is a text (a message, a review), not a name: its words name nothing."""
@@ -48,8 +50,6 @@ COMMON_WORDS = frozenset("""
     while will with would your yours edition series version model type style item items
     """.split())
 """Words of four letters or more that say nothing of which record is meant."""
-
-LIST_MARK = "[*]"
 
 _WORD = re.compile(r"[^\W_]+")
 
