@@ -1,6 +1,6 @@
-"""The class lift's counts, kept and added in bulk (`count_decision`, `list_source_picks`, picks
-carried on in `fresh.fresh_picks`), are the counts of picking at every list path afresh and adding
-each decision as it comes."""
+"""The class lift's counts, kept and added in bulk (`count_decision`, its classes read from the
+named tables by `lift_classes.list_classes`), are the counts of picking at every list path afresh
+and adding each decision as it comes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from shared_data import full_data
 
 from stretto_core.flow.ir import learn
 from stretto_core.learn.bindings import evidence as bindings_learn
-from stretto_core.learn.bindings import fresh as bindings_fresh
+from stretto_core.learn.bindings import lift_classes as bindings_lift_classes
 from stretto_core.learn.bindings import named as bindings_named
 from stretto_core.learn.bindings.mention import list_prefix
 from stretto_core.learn.bindings.model import MENTIONED, PLAIN, NamedCounts, source_key
@@ -83,7 +83,7 @@ def retail(tmp_path_factory: pytest.TempPathFactory):
 def test_named_counts_kept_and_added_in_bulk_are_the_counts_of_every_pick_made_anew(
         retail, monkeypatch: pytest.MonkeyPatch) -> None:
     ways: dict[str, int] = {}
-    for module, name in ((bindings_fresh, "_slid"), (bindings_fresh, "_renamed"), (bindings_fresh.Unsettled, "settle"),
+    for module, name in ((bindings_lift_classes, "_classes"), (bindings_lift_classes.SeveralNamed, "settle"),
                          (bindings_named, "_own_named"), (bindings_named, "free_pick")):
         def counted(*args, _real=getattr(module, name), _name=name):
             ways[_name] = ways.get(_name, 0) + 1
@@ -103,7 +103,7 @@ def test_named_counts_kept_and_added_in_bulk_are_the_counts_of_every_pick_made_a
     assert named.passed_named and sum(map(sum, (r.values() for r in named.named_passed.values()))) > sum(
         map(sum, (r.values() for r in named.passed_named.values())))
     assert named.other and named.called_other  # and decisions beside a record named by its id
-    # and every way of carrying picks on: to a grown pool, past new words, settled when passed,
-    # a read's own pick kept (asked more often than made)
-    assert all(ways.get(name, 0) > 10 for name in ("_slid", "_renamed", "settle", "free_pick")), ways
+    # and every way of reading the classes: made again as the pool or the words moved, one of
+    # several named settled when passed, a read's own pick kept (asked more often than made)
+    assert all(ways.get(name, 0) > 10 for name in ("_classes", "settle", "free_pick")), ways
     assert ways["_own_named"] > ways["free_pick"], ways

@@ -10,7 +10,6 @@ from shared_data import full_data
 
 from stretto_core.flow.ir import learn
 from stretto_core.learn.bindings import fresh
-from stretto_core.learn.bindings import named as bindings_named
 from stretto_core.learn.bindings import sources as bindings_sources
 from stretto_core.learn.bindings.pick import fresh_pick, holders
 
@@ -43,26 +42,17 @@ def test_every_fresh_pick_read_from_a_tools_table_is_the_pick_made_anew(corpus, 
                 seen["carried to a pool grown since"] += made[tag][1][:2] != at[:2]
                 seen["carried past the user's words since"] += made[tag][1][2] != at[2]
 
-    def listed(state, tool):
-        out = real_listed(state, tool)
-        got = state.views.get(("list-picks", tool))
-        if got is not None:
-            by_path = {path: (pick, mention) for _, path, pick, mention in out}
-            check(state, tool, got.paths, [by_path.get(path) for path in got.paths])
-        return out
-
     def current(state, tool):
         got = real_current(state, tool)
         check(state, tool, got.paths, got.fresh)
         return got
 
-    real_listed, real_current = fresh.list_source_picks, bindings_sources._current
-    monkeypatch.setattr(bindings_named, "list_source_picks", listed)
+    real_current = bindings_sources._current
     monkeypatch.setattr(bindings_sources, "_current", current)
     learn(sessions)
     # the property was exercised: picks made every way, carried on, settled late
-    assert seen["made unnamed"] > 100 and seen["carried to a pool grown since"] > 20, seen
-    if name != "agentdojo":  # an AgentDojo user speaks once
-        assert seen["carried past the user's words since"] > 20, seen
+    assert seen["made unnamed"] > 100, seen
+    if name != "agentdojo":  # an AgentDojo user speaks once, and reads with a value seldom follow each other
+        assert seen["carried to a pool grown since"] > 20 and seen["carried past the user's words since"] > 20, seen
     if name == "retail":
         assert seen["made named"] > 100 and seen["made clearest"] > 50 and seen["unsettled until asked"] > 50, seen

@@ -8,7 +8,7 @@ from real_corpora import corpus_fixture
 from shared_data import full_data
 
 from stretto_core.flow.ir import learn
-from stretto_core.learn.bindings import fresh
+from stretto_core.learn.bindings import fresh, lift_classes
 from stretto_core.learn.bindings.mention import named_view, written
 from stretto_core.learn.bindings.named_paths import named_table
 from stretto_core.learn.bindings.pick import eligible_path
@@ -41,6 +41,7 @@ def test_the_named_table_of_a_result_is_named_view_at_each_of_its_paths(corpus, 
         return table
 
     monkeypatch.setattr(fresh, "named_table", checked)
+    monkeypatch.setattr(lift_classes, "named_table", checked)
     learn(corpus)
     assert seen["paths"] > 500 and seen["named"] > 100 and seen["by a record word"] > 50, seen
     assert seen["brought up to date"] > 20 or not any(s.header.app and s.header.app.startswith("tau2") for s in corpus), seen

@@ -1,11 +1,11 @@
 """The fresh picks of a tool's pool, made once per path and carried on while nothing can move them.
 
 A fresh pick (`pick.fresh_pick`: the free pick for an argument passed none of the candidates)
-is asked for at every source path of every pool, by the evidence (`sources`, at each value a
-read is passed) and by the class lift (`list_source_picks`, at each result of the agent's own),
-again whenever the pool grows or the user speaks. Most answers are the same as before. So each
-tool keeps one table of its pool's fresh picks (`FreshPicks`), path -> the pick and how it was
-made, which both read, and which is carried on:
+is asked for at every source path of every pool by the evidence (`sources`, at each value a
+read is passed), again whenever the pool grows or the user speaks. Most answers are the same as
+before. So each tool keeps one table of its pool's fresh picks (`FreshPicks`), path -> the pick
+and how it was made, which is carried on (the class lift reads only the picks' classes, from
+the named tables themselves: `lift_classes`):
 
 - when the user speaks, a path's pick stays unless the new words hold a value the user wrote of
   a result of the pool that names a candidate at that path: the value itself, or a record word
@@ -30,11 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from stretto_core.learn.bindings.mention import LIST_MARK, Named, candidates, clearest, keys_at, list_prefix, named_view, written
-from stretto_core.learn.bindings.model import MENTIONED, PLAIN, source_key
+from stretto_core.learn.bindings.mention import Named, candidates, clearest, keys_at, list_prefix, named_view, written
+from stretto_core.learn.bindings.model import MENTIONED, PLAIN
 from stretto_core.learn.bindings.named_paths import NamedTable, named_table, naming_of, token_of, view_of, word_of
 from stretto_core.learn.bindings.tokens import tokens_said
-from stretto_core.learn.bindings.pick import eligible_path, fresh_pick, gather, pool_of, renamed
+from stretto_core.learn.bindings.pick import fresh_pick, gather, renamed
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import written_in
 from stretto_core.sessions.values import ValueIndex
@@ -309,12 +309,18 @@ class Unsettled:
             path = self.path
             assert table.picks[path][0][0] is self, path  # type: ignore[index]
             tables = table.tables if table.tables is not None else _tables(state, table)
-            _, open_, found = _named_at(state, tables, path)
-            views = _views(open_, found, path)
-            best = clearest(state, table.pool, path, open_, views)
-            assert best is not None, path  # a candidate with a key is named (`_fresh`)
-            self.key = keys_at(best[0], path)[best[1]]
+            self.key = clearest_key(state, table.pool, tables, path)
         return self.key
+
+
+def clearest_key(state: ToolState, pool: list[ResultEntry], tables: list[tuple[ResultEntry, NamedTable | None]],
+                 path: str) -> str:
+    """The key at `path` the user named most clearly (`clearest`, every candidate open), where
+    the pool's results (with their named `tables`) name several with a key there."""
+    _, open_, found = _named_at(state, tables, path)
+    best = clearest(state, pool, path, open_, _views(open_, found, path))
+    assert best is not None, path  # a candidate with a key is named (`_fresh`)
+    return keys_at(best[0], path)[best[1]]
 
 
 def settled(state: ToolState, pick: Fresh) -> str:
@@ -327,71 +333,3 @@ def may_be(pick: Fresh) -> frozenset[str] | tuple[str]:
     """The keys a fresh pick may have (one unless `Unsettled`)."""
     key = pick[0]
     return (key,) if type(key) is str else key.named  # type: ignore[attr-defined]
-
-
-@dataclass(slots=True)
-class ListPicks:
-    """The list paths of one tool's pool with their fresh picks, as `list_source_picks` gives them."""
-
-    pool: list[ResultEntry]
-    version: int
-    paths: list[str]
-    keys: list[str]
-    """Each path's source key, `<tool> <path>`."""
-    out: list[tuple[str, str, str, str]]
-    table: FreshPicks | None = None
-    """The table `out` was read from, and its `dropped` then."""
-    dropped: int = -1
-
-
-def list_source_picks(state: ToolState, tool: str) -> list[tuple[str, str, str, str]]:
-    """(source key, path, fresh pick's key, its mention class) at each list path of the tool's current
-    pool with a candidate (`bindings_named`), in `source_paths` order.
-
-    Called at every result of the agent's own, for every pool: the same list while the pool and
-    the user's words stand, then read again from the tool's `fresh_picks` (the same list object
-    while its picks are the same)."""
-    pool = pool_of(state, tool)
-    if not pool:
-        return []
-    tag = ("list-picks", tool)
-    got: ListPicks | None = state.views.get(tag)
-    version = state.user_version
-    if got is not None and same_pool(got.pool, pool):
-        if got.version == version:
-            return got.out
-    else:
-        paths = list_paths(pool)
-        got = state.views[tag] = ListPicks(pool, -1, paths, [source_key(tool, p) for p in paths], [])
-    got.version = version
-    table = fresh_picks(state, tool, pool)
-    if got.table is table and got.dropped == table.dropped:  # none of its picks moved
-        return got.out
-    picks = table.picks
-    out = []
-    for key, path in zip(got.keys, got.paths):
-        made = picks.get(path)
-        pick = made[0] if made is not None else fresh_at(state, table, path)
-        if pick is not None:
-            out.append((key, path, pick[0], pick[1]))
-    got.table, got.dropped = table, table.dropped
-    if out != got.out:
-        got.out = out
-    return got.out
-
-
-def list_paths(pool: list[ResultEntry]) -> list[str]:
-    """The source paths under a list of any result of a pool, newest result first, each once."""
-    if len(pool) == 1:
-        return list(_list_paths_of(pool[0]))
-    return list(dict.fromkeys(path for entry in pool for path in _list_paths_of(entry)))
-
-
-def _list_paths_of(entry: ResultEntry) -> tuple[str, ...]:
-    """The result's source paths under a list, in the index's order (kept with the index)."""
-    views = entry.index_views
-    got = views.get("list-paths")
-    if got is None:
-        got = views["list-paths"] = tuple(p for p in entry.index.by_path  # under a list: `list_prefix` is not None
-                                          if LIST_MARK in p and eligible_path(p))
-    return got

@@ -45,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from stretto_core.learn.bindings.fresh import list_source_picks
+from stretto_core.learn.bindings.lift_classes import ListClass, list_classes
 from stretto_core.learn.bindings.model import MENTIONED, NAMED_OTHER, PLAIN, NamedCounts
 from stretto_core.learn.bindings.pick import free_pick, fresh_pick, holders, pool_of
 from stretto_core.sessions.focus import is_keyish
@@ -100,7 +100,7 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str],
     reads called after it; for a read already passed the named fresh pick, whether its own open
     pick there is named (module docstring).
 
-    The decisions at which a source tool's list picks stand (one `list_source_picks` answer) are
+    The decisions at which a source tool's list picks stand (one `list_classes` answer) are
     added in bulk (`_Run`) when the picks change or the session ends (`flush_named`); only where
     a read was passed a named pick is each decision counted as it comes. Every count is a whole
     number (times `weight`, a whole number too: `lift_decisions`), so the sums are the same
@@ -111,7 +111,7 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str],
         runs = state.views[_RUNS] = {}
     passed: dict[str, dict[str, str]] | None = None
     for source_tool in state.ok_results:
-        picks = list_source_picks(state, source_tool)
+        picks = list_classes(state, source_tool)
         if not picks:
             continue
         run = runs.get(source_tool)
@@ -129,10 +129,10 @@ def count_decision(counts: NamedCounts, state: ToolState, called: Iterable[str],
                 continue
             if passed is None:
                 passed = _passed_by_value(state)
-            if type(pick) is not str:  # one of several named (`fresh.Unsettled`): settled if passed
-                if passed.keys().isdisjoint(pick.named):
+            if type(pick) is not str:  # one of several named (`SeveralNamed`): settled if passed
+                if passed.keys().isdisjoint(pick.named):  # type: ignore[union-attr]
                     continue
-                pick = pick.settle(state)
+                pick = pick.settle(state)  # type: ignore[union-attr]
             hit = passed.get(pick)
             if hit is None:
                 continue
@@ -186,7 +186,7 @@ class _Run:
     """The decisions at which one source tool's list picks stood, not yet added to `counts`."""
 
     counts: NamedCounts
-    picks: list[tuple[str, str, str, str]]
+    picks: list[ListClass]
     decisions: float = 0
     called: dict[str, float] = field(default_factory=dict)
     """Read -> the decisions it was called after."""

@@ -8,7 +8,7 @@ where the tool was passed none of a path's candidates for the argument, the free
 path's fresh pick (`fresh_pick`), which changes only when the pool does or the user speaks.
 
 So each tool's current pool keeps its sources (`Sources`, at one `user_version`, their fresh
-picks read from the tool's table of them, `fresh.fresh_picks`, which the class lift reads too) and, per
+picks read from the tool's table of them, `fresh.fresh_picks`) and, per
 argument, a `Tally`: the values evaluated, and per source the values at which the fresh pick did
 not apply (the tool was passed a candidate there, or an aligned pick took its place). Those picks
 are counted one by one; the fresh picks' n_eq at once, through an index of the fresh picks by key;
