@@ -102,6 +102,6 @@ def test_variants_that_learn_as_full_does_share_the_flow_given_and_the_others_le
     flows = VariantFlows(default=default)
     rows = ablate_domain(c, "shop", VARIANTS, draws=20, flows=flows)
     assert len(rows) == len(VARIANTS) and len(given) == 1, "full, α = 1, classes, simple, alignment, next: one flow"
-    assert len(flows._flows) == 3, "features and no look-back learn their own"
+    assert len(flows._flows) == 4, "features and no look-back learn their own, and the recalibrated flow is kept apart"
     alone = ablate_domain(c, "shop", VARIANTS, draws=20)
     assert [r.metrics.turns_saved.point for r in rows] == [r.metrics.turns_saved.point for r in alone]

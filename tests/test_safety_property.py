@@ -22,7 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stretto_core.serve.engine import Engine, EngineConfig
-from stretto_core.flow.ir import learn
+from stretto_core.evaluate.site_calibration import SiteNoting
+from stretto_core.flow.ir import Flow, learn
+from stretto_core.flow.site_calibration import SiteCalibration, SiteCount, site_key
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
@@ -117,7 +119,11 @@ def serve(engine: Engine, session: Session, called: list[str], live: ToolManifes
             es.run_lookups(event.call_id, call_tool)
 
 
-def served_flow_property(make_engine, tally: Tally):
+def as_learned(flow: Flow, served: list[Session]) -> FlowRuntime:
+    return FlowRuntime(flow)
+
+
+def served_flow_property(make_engine, tally: Tally, runtime_of=as_learned):
     """The property: over generated flows, manifests and sessions, only permitted reads are looked up."""
 
     @settings(derandomize=True, max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None, report_multiple_bugs=False)
@@ -131,7 +137,7 @@ def served_flow_property(make_engine, tally: Tally):
         flow = learn(train, learned_with)
         config = EngineConfig(theta=theta, policy=policy, live_manifest=live,
                               allow=frozenset(allow) if allow is not None else None)
-        engine = make_engine(Engine(FlowRuntime(flow), config))
+        engine = make_engine(Engine(runtime_of(flow, served), config))
         called: list[str] = []
         for s in served:
             serve(engine, s, called, live)
@@ -158,6 +164,44 @@ def test_a_served_flow_only_ever_looks_up_permitted_reads() -> None:
 def test_the_served_flow_property_catches_an_engine_whose_guard_permits_everything() -> None:
     with pytest.raises(AssertionError, match="looked up"):
         served_flow_property(unsafe, Tally())()
+
+
+class LiftedSites:
+    """A hostile calibration: every site the served sessions bind at, and every tool (writes included) at
+    every site, counted as used 50 times as often as scored; counts how many bindings it lifted."""
+
+    def __init__(self) -> None:
+        self.lifted = 0
+
+    def __call__(self, flow: Flow, served: list[Session]) -> FlowRuntime:
+        noting = SiteNoting(FlowRuntime(flow))
+        for s in served:
+            serve(Engine(noting, EngineConfig(theta=0.0, live_manifest=flow.manifest)), s, [], flow.manifest)
+        keys = set(noting.sites.values()) | {(t, site, "(no argument)", "plain") for t in TOOLS for site in TOOLS}
+        sites = [SiteCount(tool=k[0], site=k[1], source=k[2], mention=k[3], weighed=100, score=1, used=50)
+                 for k in sorted(keys)]
+        runtime = FlowRuntime(flow.model_copy(update={"site_calibration": SiteCalibration(prior=0, sites=sites)}))
+        plain_bind = runtime.bind
+
+        def bind(tool: str, state: Any, site: str) -> Any:
+            got = plain_bind(tool, state, site)
+            self.lifted += got is not None and runtime.site_factors.get(site_key(tool, site, got), 1.0) > 1.0
+            return got
+
+        runtime.bind = bind  # type: ignore[method-assign]
+        return runtime
+
+
+def test_a_calibration_that_lifts_every_site_still_only_looks_up_permitted_reads() -> None:
+    tally, lifting = Tally(), LiftedSites()
+    served_flow_property(lambda engine: engine, tally, lifting)()
+    assert tally.with_lookups >= 0.25 * tally.cases, f"only {tally.with_lookups} of {tally.cases} cases made a lookup"
+    assert lifting.lifted >= 50, f"only {lifting.lifted} bindings were lifted by the calibration"
+
+
+def test_the_lifted_calibration_property_catches_an_engine_whose_guard_permits_everything() -> None:
+    with pytest.raises(AssertionError, match="looked up"):
+        served_flow_property(unsafe, Tally(), LiftedSites())()
 
 
 @dataclass

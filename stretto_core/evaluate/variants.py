@@ -24,6 +24,9 @@ learned flow and keeps the rest:
                 order) instead of the served `keep` order (`serve/chain_order.py`)
     habit_order the full flow, of the reads that clear θ the habit's next made first whatever it
                 drops or feeds, measured, not served
+    recalibrated the full flow with each site's ρ recalibrated on the use counted there by
+                cross-fitting the same train sessions (`flow/site_calibration.py`, the paper's
+                Appendix B; `stretto learn --recalibrate`)
     next        the next-step rule p·ρ (`policy="next"`), for reference
 
 `no_classes` wraps the real `bind`: the same arguments are bound, only ρ is replaced, so the
@@ -36,6 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from stretto_core.errors import StrettoError
+from stretto_core.evaluate.site_calibration import calibrate_sites
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
 from stretto_core.flow.ir import Flow, learn
 from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, Ordered
@@ -59,6 +63,8 @@ class Variant:
     policy: str = "use"
     chain_order: str | None = None
     """The order of a chain (`serve/chain_order.py`); None: the served order."""
+    recalibrate: bool = False
+    """Each site's ρ recalibrated on the use counted by cross-fitting (`evaluate/site_calibration.py`)."""
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -73,6 +79,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant("no_align", "no record alignment (serving)", align=False),
     Variant("score_order", "best score first (Algorithm 1's order)", chain_order=SCORE_ORDER),
     Variant("habit_order", "habit's next read first", chain_order=HABIT_ORDER),
+    Variant("recalibrated", "sites recalibrated on the use counted (Appendix B)", recalibrate=True),
     Variant("next", "next-step rule", policy="next"),
 )
 BY_NAME = {v.name: v for v in VARIANTS}
@@ -143,7 +150,8 @@ def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
 
 def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | Ordered:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
-    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent)
+    runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent,
+                          recalibrate=v.recalibrate)
     model: FlowRuntime | PooledRho = PooledRho(runtime) if v.pooled_rho else runtime
     return model if v.chain_order is None else Ordered(model, v.chain_order)
 
@@ -160,9 +168,19 @@ class VariantFlows:
         self._default = default
 
     def model(self, sessions: Sequence[Session], v: Variant) -> FlowRuntime | PooledRho | Ordered:
-        key = (v.features, v.lookback, tuple(sorted(s.session_id for s in sessions)))
+        return model_for(self.flow(sessions, v), v)
+
+    def flow(self, sessions: Sequence[Session], v: Variant) -> Flow:
+        """The flow a variant serves for these sessions, learned (and calibrated) once."""
+        key = (v.features, v.lookback, v.recalibrate, tuple(sorted(s.session_id for s in sessions)))
         if key not in self._flows:
-            learns_as_default = not v.features and v.lookback
-            self._flows[key] = (self._default(sessions) if self._default is not None and learns_as_default
-                                else learn_for(sessions, v))
-        return model_for(self._flows[key], v)
+            if v.recalibrate:
+                plain = self.flow(sessions, replace(v, recalibrate=False))
+                calibration = calibrate_sites(sessions, lambda part: learn_for(part, v),
+                                              model_of=lambda flow: model_for(flow, replace(v, recalibrate=False)))
+                self._flows[key] = plain.model_copy(update={"site_calibration": calibration})
+            else:
+                learns_as_default = not v.features and v.lookback
+                self._flows[key] = (self._default(sessions) if self._default is not None and learns_as_default
+                                    else learn_for(sessions, v))
+        return self._flows[key]

@@ -21,7 +21,7 @@ from stretto_core.learn.steps import OUTCOMES
 DERIVED = ("vocab", "alpha", "reach_alpha", "table", "intent_table", "pinned")
 """The parts of a flow that are functions of its counts."""
 
-COUNTED = ("provenance", "counts", "bindings", "contracts", "intent")
+COUNTED = ("provenance", "counts", "bindings", "contracts", "intent", "site_calibration")
 """The parts of a flow whose every number is a count or a weight: finite and at least 0."""
 
 MAX_ORDER = 8

@@ -28,6 +28,7 @@ from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabul
 from stretto_core.learn.intent import IntentCounts, IntentTable, count_session as count_intent, derive_table
 from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.flow import checks
+from stretto_core.flow.site_calibration import SiteCalibration
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
@@ -122,6 +123,8 @@ class Flow(_Model):
     """Derived from `intent`: the lift of a read's reach at a site given a word the user said."""
     pinned: dict[str, InputContract] = Field(default_factory=dict)
     thresholds: dict[str, float] = Field(default_factory=dict)
+    site_calibration: SiteCalibration | None = None
+    """Each site's use counted on sessions the flow did not learn from (`learn --recalibrate`); absent: none."""
 
     def step_counts(self) -> Counts:
         return Counts.from_model(self.counts)
@@ -297,9 +300,20 @@ def _add(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
     sources = _merge_sources(list(a.provenance.sources) + [
         s.model_copy(update={"weight": s.weight * weight}) for s in b.provenance.sources])
     thresholds = {**b.thresholds, **a.thresholds}
+    calibration = _merged_calibration(a.site_calibration, b.site_calibration, weight)
     return Flow(provenance=Provenance(sources=sources), manifest=a.manifest.union(b.manifest),
                 features=a.features, counts=counts.to_model(), bindings=a.bindings.merged(b.bindings, weight),
-                contracts=contracts, intent=a.intent.merged(b.intent, weight), thresholds=thresholds)
+                contracts=contracts, intent=a.intent.merged(b.intent, weight), thresholds=thresholds,
+                site_calibration=calibration)
+
+
+def _merged_calibration(a: SiteCalibration | None, b: SiteCalibration | None,
+                        weight: float) -> SiteCalibration | None:
+    """Both flows' site counts added; a flow without any lends none."""
+    if b is None:
+        return a
+    empty = SiteCalibration(prior=b.prior, floor=b.floor, folds=b.folds)
+    return (a or empty).merged(b, weight)
 
 
 def _merge_sources(sources: list[FlowSource]) -> list[FlowSource]:

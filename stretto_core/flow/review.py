@@ -108,9 +108,28 @@ def show(flow: Flow, theta: float = 0.3, floor: float = SHOW_FLOOR) -> str:
         mark = " ✓" if row.score >= flow.thresholds.get(site_of_symbol(row.site), theta) else ""
         lines.append(f"| `{row.tool}`{mark} | {row.reach:.3f} | {row.rho:.3f} | {row.score:.3f} | "
                      f"{'; '.join(row.sources) or '-'} |")
+    lines += calibration_lines(flow)
     if flow.table is not None:
         lines += ["", "## Bindings", "", "```", describe_table(flow.table).rstrip(), "```"]
     return "\n".join(lines) + "\n"
+
+
+def calibration_lines(flow: Flow, moved: float = 0.05) -> list[str]:
+    """The sites whose ρ the flow's calibration scales by `moved` or more (`flow/site_calibration.py`)."""
+    cal = flow.site_calibration
+    if cal is None:
+        return []
+    rows = [(s, s.factor(cal.prior)) for s in cal.sites]
+    shown = sorted(((s, f) for s, f in rows if abs(f - 1.0) >= moved), key=lambda sf: -sf[0].weighed)
+    lines = ["", "## Site calibration", "",
+             f"{len(cal.sites)} sites counted over {cal.folds} folds, prior {cal.prior:g}; "
+             f"{len(shown)} scale ρ by {moved:.0%} or more (scores above are as learned).", ""]
+    if shown:
+        lines += ["| lookup | site | source | class | weighed | used | mean score | factor |",
+                  "|---|---|---|---|---|---|---|---|"]
+        lines += [f"| `{s.tool}` | `{s.site}` | {s.source} | {s.mention} | {s.weighed:g} | {s.used:g} | "
+                  f"{s.score / s.weighed:.3f} | {f:.2f} |" for s, f in shown]
+    return lines
 
 
 @dataclass
@@ -158,4 +177,16 @@ def diff(old: Flow, new: Flow, theta: float = 0.3, tolerance: float = 0.05) -> D
     for site in sorted(set(old.thresholds) | set(new.thresholds)):
         if old.thresholds.get(site) != new.thresholds.get(site):
             d.review.append(f"threshold at {site}: {old.thresholds.get(site)} → {new.thresholds.get(site)}")
+    _calibration_diff(old, new, tolerance, d)
     return d
+
+
+def _calibration_diff(old: Flow, new: Flow, tolerance: float, d: Diff) -> None:
+    """A site's factor raised is for review (it can make more lookups); lowered, for information."""
+    a = old.site_calibration.factors() if old.site_calibration else {}
+    b = new.site_calibration.factors() if new.site_calibration else {}
+    for key in sorted(set(a) | set(b)):
+        fa, fb = a.get(key, 1.0), b.get(key, 1.0)
+        if abs(fa - fb) > tolerance:
+            (d.review if fb > fa else d.info).append(
+                f"after {key[1]}: {key[0]} from {key[2]} ({key[3]}) calibrated ×{fa:.2f} → ×{fb:.2f}")

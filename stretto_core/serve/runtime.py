@@ -6,12 +6,14 @@ each decision then only looks up cached tables, so deciding stays well under a m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 from stretto_core.serve.bind import bind
 from stretto_core.serve.intent import IntentLifts
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
 from stretto_core.flow.ir import Flow
+from stretto_core.flow.site_calibration import SiteKey, site_key
 from stretto_core.sessions.focus import Focus
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.state import ToolState
@@ -22,7 +24,8 @@ class FlowRuntime:
     """Implements `speculator.FlowModel` over a learned `Flow`."""
 
     def __init__(self, flow: Flow, alpha: float | None = None,
-                 binding_options: BindingOptions = DEFAULT_OPTIONS, intent: bool = True) -> None:
+                 binding_options: BindingOptions = DEFAULT_OPTIONS, intent: bool = True,
+                 recalibrate: bool = True) -> None:
         flow.derived()
         assert flow.alpha is not None and flow.table is not None
         self.flow = flow
@@ -44,6 +47,10 @@ class FlowRuntime:
         """The reach's lift given the user's words (`learn/intent.py`); None: the reach as counted."""
         self.intent_words: frozenset[str] = self.intent.words if self.intent is not None else frozenset()
         """The words a served session's state watches the user's messages for."""
+        calibration = flow.site_calibration if recalibrate else None
+        self.site_factors: dict[SiteKey, float] = (
+            {k: f for k, f in calibration.factors().items() if f != 1.0} if calibration is not None else {})
+        """Each site's factor on ρ (`flow/site_calibration.py`); empty: every score as learned."""
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""
@@ -61,7 +68,11 @@ class FlowRuntime:
         return self.model.habit(history)
 
     def bind(self, tool: str, state: ToolState, site: str) -> Any:
-        return bind(self.table, tool, state, site, self.binding_options.align)
+        got = bind(self.table, tool, state, site, self.binding_options.align)
+        if got is None or not self.site_factors:
+            return got
+        f = self.site_factors.get(site_key(tool, site, got))
+        return got if f is None else replace(got, rho=min(1.0, got.rho * f))
 
     def threshold(self, site: str, default: float) -> float:
         return self.flow.thresholds.get(site, default)

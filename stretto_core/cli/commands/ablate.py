@@ -22,7 +22,9 @@ def ablate_command(
     sessions: List[Path] = typer.Option(..., "--sessions", help="Session files or folders (train and test)."),
     apps: Optional[str] = typer.Option(None, "--apps", help="Comma-separated domains, e.g. tau2/retail,"
                                        "'tau2/telecom (solo)' (default: every domain with test sessions)."),
-    variants: str = typer.Option(",".join(v.name for v in VARIANTS), "--variants", help="Comma-separated variants."),
+    variants: str = typer.Option(",".join(v.name for v in VARIANTS if not v.recalibrate), "--variants",
+                                 help="Comma-separated variants (`recalibrated`, which cross-fits every fold, "
+                                      "only when named)."),
     theta: float = typer.Option(DEFAULT_THETA, "--theta", help="Threshold every variant replays at."),
     split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (stretto split) to use."),
     draws: int = typer.Option(DEFAULT_DRAWS, "--draws", help="Bootstrap draws over tasks."),

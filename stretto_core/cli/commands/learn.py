@@ -13,7 +13,8 @@ from stretto_core.cli.commands._load import load_for_verb
 from stretto_core.errors import StrettoError
 from stretto_core.flow.harness import (ALL, DEFAULT_MATES, DEFAULT_OTHERS, Weight, learn_split, parse_weight,
                                        split_for_agent)
-from stretto_core.flow.ir import save_flow
+from stretto_core.flow.ir import Flow, save_flow
+from stretto_core.flow.site_calibration import DEFAULT_PRIOR
 from stretto_core.flow.modes import describe_modes, mode_notes, served_modes
 from stretto_core.learn.bindings.lift_decisions import CLASS_LIFT_MODES
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
@@ -54,6 +55,11 @@ def learn_command(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="With --workers: an existing Dask scheduler "
                                             "(or Ray cluster) address, instead of a local cluster."),
     engine: str = typer.Option("dask", "--engine", help="With --workers: dask or ray."),
+    recalibrate: bool = typer.Option(False, "--recalibrate", help="Recalibrate each site's score on the use counted "
+                                     "there, by cross-fitting the sessions (the paper's Appendix B; reads them "
+                                     "into memory and learns a flow per fold: docs/speculator.md)."),
+    recalibrate_prior: float = typer.Option(DEFAULT_PRIOR, "--recalibrate-prior", help="With --recalibrate: how "
+                                            "many candidates a site's own score weighs as."),
 ) -> None:
     """Learn a flow by counting: the habit, the reach, the bindings and the tools' contracts.
 
@@ -70,6 +76,10 @@ def learn_command(
     if class_lift not in CLASS_LIFT_MODES:
         raise StrettoError(f"--class-lift is one of {', '.join(CLASS_LIFT_MODES)}, not {class_lift!r}")
     options = BindingOptions(user_words=user_words, class_lift=class_lift)
+    if recalibrate and (agent is not None or prior or workers):
+        raise StrettoError("--recalibrate does not go with --agent, --prior or --workers yet")
+    if not (math.isfinite(recalibrate_prior) and recalibrate_prior >= 0):
+        raise StrettoError(f"--recalibrate-prior must be a finite number ≥ 0, not {recalibrate_prior}")
     if agent is None:
         if prior_mates is not None or prior_others is not None or harness is not None:
             raise StrettoError("--harness, --prior-harness-mates and --prior-others need --agent")
@@ -98,6 +108,10 @@ def learn_command(
                 f"{len(split_.mates)} of harness-mates weighing {_weight(mates, split_.mates)} and "
                 f"{len(split_.others)} of other harnesses weighing {_weight(others, split_.others)}")
         n_prior = len(prior_sessions)
+    if recalibrate:
+        flow = _recalibrated(flow, paths, man, split, split_file, features, constants, app or [], options,
+                             recalibrate_prior)
+        head += _recalibrated_note(flow)
     save_flow(flow, out)
     took = time.perf_counter() - started
     assert flow.alpha is not None
@@ -107,6 +121,30 @@ def learn_command(
     typer.echo(f"sessions per mode: {describe_modes(flow)}")
     for note in mode_notes(flow, served_modes(flow)):
         typer.echo(f"note: {note}")
+
+
+def _recalibrated(flow: Flow, paths: List[str], man, split: str, split_file: Optional[Path], features: bool,
+                  constants: bool, apps: List[str], options: BindingOptions, prior: float) -> Flow:
+    """The flow with its sites' use counted by cross-fitting the same sessions (`evaluate/site_calibration.py`):
+    each fold's flow learned as this one was (its result features kept), served as this one will be."""
+    from stretto_core.evaluate.site_calibration import calibrate_sites
+    from stretto_core.flow.ir import learn
+    from stretto_core.serve.runtime import FlowRuntime
+
+    sessions = load_for_verb([Path(p) for p in paths], split, split_file, apps=apps)
+    calibration = calibrate_sites(
+        sessions,
+        lambda part: learn(list(part), man, features=flow.features if features else None, constants=constants,
+                           binding_options=options),
+        prior=prior, model_of=lambda fold_flow: FlowRuntime(fold_flow, binding_options=options, recalibrate=False))
+    return flow.model_copy(update={"site_calibration": calibration})
+
+
+def _recalibrated_note(flow: Flow) -> str:
+    cal = flow.site_calibration
+    assert cal is not None
+    moved = sum(1 for f in cal.factors().values() if abs(f - 1.0) >= 0.05)
+    return f", {len(cal.sites)} sites calibrated ({moved} moved by 5% or more)"
 
 
 def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[float], man, split: str,

@@ -62,11 +62,13 @@ class BenchSettings:
     env_episodes: int | None = None
     """Test episodes per domain replayed in the environment (None: all)."""
     seed: int = 0
-    ablation: tuple[str, ...] = tuple(v.name for v in VARIANTS if not v.features)
+    ablation: tuple[str, ...] = tuple(v.name for v in VARIANTS if not v.features and not v.recalibrate)
     """The variants of the ablation stage (`evaluate.variants`), on each domain with lookups; () skips it.
     Each takes a part of the speculator as released away (and `next` is the next-step rule); result
     features are no part of it (`learn` adds none by default), and learning them for every test
-    agent would double the stage's time, so `stretto ablate --variants features` measures them."""
+    agent would double the stage's time, so `stretto ablate --variants features` measures them; the
+    site recalibration cross-fits five folds per test agent (minutes in airline), so
+    `stretto ablate --variants full,recalibrated` (or `benchmarks/site_recalibration.py`) does."""
 
 
 FULL = BenchSettings()

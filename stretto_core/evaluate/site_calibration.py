@@ -1,0 +1,133 @@
+"""Counting each site's use on sessions the scoring flow did not learn from: the cross-fit behind `learn --recalibrate`.
+
+A site's factor (`flow/site_calibration.py`) must come from lookups the flow scored without
+having counted them, or every site would look calibrated. So the sessions are dealt into folds by
+a hash of their task (their session id where no task is recorded), each fold is replayed from the
+record with every candidate weighed, and a held-out agent's fold is scored by a flow learned from
+the other agents' sessions of the other folds (from every agent's, where it is the only one), as
+the bench learns a test agent's flow. Each weighed candidate adds to its site: one weighed, its
+score r·ρ, and whether the agent called it before its next write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from typing import Any, Callable, Iterable, Sequence
+
+from stretto_core.evaluate.measure.bench_plan import agent_key
+from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_sessions
+from stretto_core.evaluate.replay.record import RecordSource
+from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
+from stretto_core.evaluate.replay.walk import Walk
+from stretto_core.flow.ir import Flow
+from stretto_core.flow.site_calibration import DEFAULT_FLOOR, DEFAULT_PRIOR, SiteCalibration, SiteCount, SiteKey, add_counts, site_key
+from stretto_core.progress import track
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.model import Session
+from stretto_core.sessions.state import call_key
+
+DEFAULT_FOLDS = 5
+
+
+def fold_key(session: Session) -> str:
+    """What keeps a session's fold: its task, else (a live recording has none) the session itself."""
+    return session.header.task_id or session.session_id
+
+
+def folds_by_hash(keys: Iterable[str], folds: int) -> dict[str, int]:
+    """Each key's fold from a hash of the key alone (a task keeps its fold when tasks are added)."""
+    return {k: int(hashlib.sha1(k.encode()).hexdigest(), 16) % folds for k in keys}
+
+
+def cross_fit_parts(sessions: Sequence[Session], fold_of: dict[str, int], k: int,
+                    other_agents: bool = True) -> list[tuple[list[Session], list[Session]]]:
+    """Fold k's parts, (sessions a flow learns from, held-out sessions it replays): one for all,
+    or one per held-out agent learning from the other agents' sessions of the other folds."""
+    held = [s for s in sessions if fold_of[fold_key(s)] == k]
+    rest = [s for s in sessions if fold_of[fold_key(s)] != k]
+    if not other_agents:
+        return [(rest, held)] if rest and held else []
+    by_agent: dict[str, list[Session]] = defaultdict(list)
+    for s in held:
+        by_agent[agent_key(s.header.agent_model)].append(s)
+    parts = []
+    for agent, own in sorted(by_agent.items()):
+        learn_from = [s for s in rest if agent_key(s.header.agent_model) != agent] or rest
+        if learn_from:
+            parts.append((learn_from, own))
+    return parts
+
+
+class SiteNoting:
+    """A flow model that binds as the one it wraps and remembers each binding's site by (call key, site)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.sites: dict[tuple[str, str], SiteKey] = {}
+
+    def bind(self, tool: str, state: Any, site: str) -> Any:
+        got = self.model.bind(tool, state, site)
+        if got is not None:
+            self.sites[(call_key(tool, got.arguments), site)] = site_key(tool, site, got)
+        return got
+
+    def __getattr__(self, name: str) -> Any:  # read_tools, reach, manifest, ...
+        return getattr(self.model, name)
+
+
+Weighed = tuple[SiteKey, float, bool]
+"""One weighed candidate: its site, its score r·ρ, whether the agent used it."""
+
+
+def weighed_candidates(pairs: Iterable[tuple[Any, Sequence[PreparedEpisode]]],
+                       theta: float = DEFAULT_THETA) -> list[Weighed]:
+    """Replay each (flow model, episodes) from the record with every candidate weighed."""
+    out: list[Weighed] = []
+    for model, episodes in pairs:
+        noting = SiteNoting(model)
+        engine = build_engine(noting, ReplayOptions(theta=theta, weigh=True, processes=1))
+        for episode in episodes:
+            walk = Walk(episode, engine, RecordSource(), weigh=True).run()
+            out.extend((noting.sites[(c.key, c.site)], c.reach * c.binding, c.used) for c in walk.candidates)
+    return out
+
+
+def count_sites(weighed: Iterable[Weighed], floor: float = DEFAULT_FLOOR) -> list[SiteCount]:
+    """The candidates scored at least `floor`, counted by site, sorted."""
+    totals: dict[SiteKey, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for key, score, used in weighed:
+        if score >= floor:
+            t = totals[key]
+            t[0] += 1.0
+            t[1] += score
+            t[2] += used
+    return [SiteCount(tool=k[0], site=k[1], source=k[2], mention=k[3], weighed=w, score=q, used=u)
+            for k, (w, q, u) in sorted(totals.items())]
+
+
+def cross_fit(sessions: Sequence[Session], learn_flow: Callable[[Sequence[Session]], Flow],
+              folds: int = DEFAULT_FOLDS, model_of: Callable[[Flow], Any] = FlowRuntime,
+              theta: float = DEFAULT_THETA) -> list[Weighed]:
+    """Every candidate weighed in each fold by a flow that did not learn it (module docstring)."""
+    fold_of = folds_by_hash(sorted({fold_key(s) for s in sessions}), folds)
+    out: list[Weighed] = []
+    for k in track(range(folds), "calibrating sites", total=folds, unit="fold"):
+        pairs = [(model_of(learn_flow(learn_from)), prepare_sessions(held))
+                 for learn_from, held in cross_fit_parts(sessions, fold_of, k)]
+        out.extend(weighed_candidates(pairs, theta))
+    return out
+
+
+def calibrate_sites(sessions: Sequence[Session], learn_flow: Callable[[Sequence[Session]], Flow],
+                    folds: int = DEFAULT_FOLDS, prior: float = DEFAULT_PRIOR, floor: float = DEFAULT_FLOOR,
+                    model_of: Callable[[Flow], Any] = FlowRuntime,
+                    theta: float = DEFAULT_THETA) -> SiteCalibration:
+    """Each site's use, counted by `folds`-fold cross-fitting over `sessions`.
+
+    `learn_flow` learns a fold's flow (as the flow being calibrated was learned); `model_of`
+    serves it (as the calibrated flow will be served, before its calibration).
+    """
+    weighed = cross_fit(sessions, learn_flow, folds, model_of, theta)
+    return SiteCalibration(prior=prior, floor=floor, folds=folds, sites=count_sites(weighed, floor))
