@@ -22,19 +22,16 @@ used).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Callable, Sequence
 
 from variant_diff import load_corpus
-from stretto_core.evaluate.measure.bench_plan import agent_key
+from stretto_core.evaluate.site_calibration import cross_fit_parts as fold_parts, fold_key, folds_by_hash
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.run import ReplayOptions
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
-from stretto_core.sessions.model import Session
 
 TOTALS = ("episodes", "turns_saved", "ceiling_turns", "detours", "lookups", "used")
 
@@ -44,36 +41,12 @@ def folds_by_order(tasks: Sequence[str], folds: int) -> dict[str, int]:
     return {t: i % folds for i, t in enumerate(sorted(tasks))}
 
 
-def folds_by_hash(tasks: Sequence[str], folds: int) -> dict[str, int]:
-    """Each task's fold from a hash of its id alone."""
-    return {t: int(hashlib.sha1(t.encode()).hexdigest(), 16) % folds for t in tasks}
-
-
 FOLD_RULES: dict[str, Callable[[Sequence[str], int], dict[str, int]]] = {
     "order": folds_by_order, "hash": folds_by_hash}
 
 
-def task_of(session: Session) -> str:
-    return session.header.task_id or ""
-
-
-def fold_parts(train: list[Session], fold_of: dict[str, int], k: int,
-               other_agents: bool) -> list[tuple[list[Session], list[Session]]]:
-    """Fold k's parts, (the sessions a flow learns from, the held-out sessions it replays): one
-    for all, or one per held-out agent learning from the other agents' (`--learn-from`)."""
-    held = [s for s in train if fold_of[task_of(s)] == k]
-    rest = [s for s in train if fold_of[task_of(s)] != k]
-    if not other_agents:
-        return [(rest, held)] if rest and held else []
-    by_agent: dict[str, list[Session]] = defaultdict(list)
-    for s in held:
-        by_agent[agent_key(s.header.agent_model)].append(s)
-    parts = []
-    for agent, sessions in sorted(by_agent.items()):
-        learn_from = [s for s in rest if agent_key(s.header.agent_model) != agent] or rest
-        if learn_from:
-            parts.append((learn_from, sessions))
-    return parts
+task_of = fold_key
+"""A session's task (its id where it has none): what keeps it in its fold."""
 
 
 def main() -> None:
