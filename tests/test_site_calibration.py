@@ -189,3 +189,23 @@ def test_learn_recalibrate_writes_a_calibrated_flow(shop: list[Session], tmp_pat
     assert "sites calibrated" in result.output
     flow = load_flow(out)
     assert flow.site_calibration is not None and flow.site_calibration.sites
+
+
+def test_flow_show_lists_the_sites_a_calibration_moves_and_not_the_others(shop_flow: Flow) -> None:
+    from stretto_core.flow.review import show
+
+    text = show(calibrated(shop_flow, count(100, 50, 10, tool="lowered"), count(100, 50, 50, tool="kept")))
+    assert "## Site calibration" in text
+    assert "| `lowered` |" in text and "| `kept` |" not in text
+    assert "## Site calibration" not in show(shop_flow)
+
+
+def test_flow_diff_asks_a_review_for_a_raised_factor_and_informs_of_a_lowered_one(shop_flow: Flow) -> None:
+    from stretto_core.flow.review import diff
+
+    before = calibrated(shop_flow, count(100, 50, 50, tool="up"), count(100, 50, 50, tool="down"))
+    after = calibrated(shop_flow, count(100, 50, 90, tool="up"), count(100, 50, 10, tool="down"))
+    d = diff(before, after)
+    assert any("up from" in line and "calibrated" in line for line in d.review)
+    assert any("down from" in line and "calibrated" in line for line in d.info)
+    assert not any("down from" in line for line in d.review)
