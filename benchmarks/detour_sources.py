@@ -13,38 +13,21 @@ import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from variant_diff import load_corpus
 from stretto_core.evaluate.measure.ablation import assignments_for
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.run import ReplayOptions
+from stretto_core.evaluate.site_calibration import NotedBindings
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.state import call_key
 
 
-def sources_and_class(tool: str, state: Any, got: Any) -> tuple[str, str]:
-    """What `Recording` keeps of a binding by default: its sources and the lead's class."""
+def sources_and_class(tool: str, site: str, state: Any, got: Any) -> tuple[str, str]:
+    """What a lookup is grouped by beside its tool and site: its sources and the lead's class."""
     return " & ".join(got.sources) or "(no argument)", getattr(got, "mention", "plain")
-
-
-class Recording:
-    """A flow model that binds as the one it wraps and remembers, per binding made, `note` of it
-    (by default its sources and class), keyed by (tool, arguments as JSON, site)."""
-
-    def __init__(self, model: Any, note: Callable[[str, Any, Any], Any] = sources_and_class) -> None:
-        self.model, self.note = model, note
-        self.seen: dict[tuple[str, str, str], Any] = {}
-
-    def bind(self, tool: str, state: Any, site: str) -> Any:
-        got = self.model.bind(tool, state, site)
-        if got is not None:
-            key = (tool, json.dumps(got.arguments, sort_keys=True, default=str), site)
-            self.seen[key] = self.note(tool, state, got)
-        return got
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.model, name)
 
 
 def replay_arguments(doc: str) -> argparse.Namespace:
@@ -62,12 +45,12 @@ def main() -> None:
     args = replay_arguments(__doc__)
     corpus = load_corpus(args.sessions)
     v = variant(args.variant)
-    assignments = [(Recording(model), episodes) for model, episodes in assignments_for(corpus, args.app, v, VariantFlows())]
+    assignments = [(NotedBindings(model, sources_and_class), episodes) for model, episodes in assignments_for(corpus, args.app, v, VariantFlows())]
     result = replay_each(assignments, ReplayOptions(theta=args.theta, policy=v.policy, split="test", processes=1))
     seen = {k: got for model, _ in assignments for k, got in model.seen.items()}
     groups: dict[tuple[str, str, str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
     for row in result.lookup_rows:
-        source, mention = seen.get((row.tool, json.dumps(row.arguments, sort_keys=True, default=str), row.site), ("?", "?"))
+        source, mention = seen.get((call_key(row.tool, row.arguments), row.site), ("?", "?"))
         g = groups[(row.tool, row.site, source, mention)]
         g[0] += 1
         g[1] += row.used

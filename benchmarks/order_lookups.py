@@ -18,16 +18,17 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from detour_sources import Recording
 from variant_cv import folds_by_hash, fold_parts, task_of
 from variant_diff import load_corpus
 from stretto_core.evaluate.measure.metrics import replay_each
 from stretto_core.evaluate.replay.episode import prepare_sessions
 from stretto_core.evaluate.replay.run import ReplayOptions
+from stretto_core.evaluate.site_calibration import NotedBindings
 from stretto_core.evaluate.variants import VariantFlows, variant
 from stretto_core.learn.bindings.mention import named_view
 from stretto_core.learn.bindings.pick import pool_of
 from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.state import call_key
 from stretto_core.sessions.values import normalize
 
 WORDS = ("cancel", "return", "exchange", "orders", "all", "address", "refund")
@@ -64,7 +65,7 @@ def main() -> None:
     train = load_corpus(args.sessions).on("train", args.app)
     v, flows = variant("full"), VariantFlows()
 
-    def note(tool: str, state: Any, got: Any) -> dict[str, Any] | None:
+    def note(tool: str, site: str, state: Any, got: Any) -> dict[str, Any] | None:
         return features(state, tool, got.arguments, getattr(got, "mention", "plain")) if tool == args.tool else None
 
     rows: list[dict[str, Any]] = []
@@ -73,13 +74,13 @@ def main() -> None:
         for learn_from, sessions in fold_parts(train, fold_of, k, other_agents=True):
             model = flows.model(learn_from, v)
             for session in sessions:  # one at a time: a lookup's features are its own episode's
-                rec = Recording(model, note)
+                rec = NotedBindings(model, note)
                 result = replay_each([(rec, prepare_sessions([session]))],
                                      ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, processes=1))
                 for r in result.lookup_rows:
                     if r.tool == args.tool:
-                        key = (r.tool, json.dumps(r.arguments, sort_keys=True, default=str), r.site)
-                        rows.append({**(rec.seen.get(key) or {}), "site": r.site, "used": r.used, "score": r.score})
+                        rows.append({**(rec.seen.get((call_key(r.tool, r.arguments), r.site)) or {}), "site": r.site, "used": r.used,
+                                     "score": r.score})
     print(f"{args.app}, {args.tool}, {args.folds} folds over the train tasks: {len(rows)} lookups, "
           f"{sum(r['used'] for r in rows)} used\n\n| Feature | Value | Used / made | Mean score |\n|---|---|---|---|")
     for name in [k for k in (rows[0] if rows else {}) if k not in ("used", "score")]:

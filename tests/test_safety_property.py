@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stretto_core.serve.engine import Engine, EngineConfig
-from stretto_core.evaluate.site_calibration import SiteNoting
+from stretto_core.evaluate.site_calibration import NotedBindings
 from stretto_core.flow.ir import Flow, learn
 from stretto_core.flow.site_calibration import SiteCalibration, SiteCount, site_key
 from stretto_core.serve.runtime import FlowRuntime
@@ -174,10 +174,10 @@ class LiftedSites:
         self.lifted = 0
 
     def __call__(self, flow: Flow, served: list[Session]) -> FlowRuntime:
-        noting = SiteNoting(FlowRuntime(flow))
+        noting = NotedBindings(FlowRuntime(flow))
         for s in served:
             serve(Engine(noting, EngineConfig(theta=0.0, live_manifest=flow.manifest)), s, [], flow.manifest)
-        keys = set(noting.sites.values()) | {(t, site, "(no argument)", "plain") for t in TOOLS for site in TOOLS}
+        keys = set(noting.seen.values()) | {(t, site, "(no argument)", "plain") for t in TOOLS for site in TOOLS}
         sites = [SiteCount(tool=k[0], site=k[1], source=k[2], mention=k[3], weighed=100, score=1, used=50)
                  for k in sorted(keys)]
         runtime = FlowRuntime(flow.model_copy(update={"site_calibration": SiteCalibration(prior=0, sites=sites)}))

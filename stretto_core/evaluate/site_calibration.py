@@ -21,7 +21,8 @@ from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.walk import Walk
 from stretto_core.flow.ir import Flow
-from stretto_core.flow.site_calibration import DEFAULT_FLOOR, DEFAULT_PRIOR, SiteCalibration, SiteCount, SiteKey, add_counts, site_key
+from stretto_core.flow.site_calibration import (DEFAULT_FLOOR, DEFAULT_PRIOR, SiteCalibration, SiteCount, SiteKey,
+                                                 add_to, site_counts, site_key)
 from stretto_core.progress import track
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.serve.speculator import DEFAULT_THETA
@@ -60,17 +61,22 @@ def cross_fit_parts(sessions: Sequence[Session], fold_of: dict[str, int], k: int
     return parts
 
 
-class SiteNoting:
-    """A flow model that binds as the one it wraps and remembers each binding's site by (call key, site)."""
+def noted_site(tool: str, site: str, state: Any, binding: Any) -> SiteKey:
+    return site_key(tool, site, binding)
 
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.sites: dict[tuple[str, str], SiteKey] = {}
+
+class NotedBindings:
+    """A flow model that binds as the one it wraps and keeps `note(tool, site, state, binding)` of each
+    binding it makes, by (call key, site): a replay's lookup rows and candidates carry both."""
+
+    def __init__(self, model: Any, note: Callable[[str, str, Any, Any], Any] = noted_site) -> None:
+        self.model, self.note = model, note
+        self.seen: dict[tuple[str, str], Any] = {}
 
     def bind(self, tool: str, state: Any, site: str) -> Any:
         got = self.model.bind(tool, state, site)
         if got is not None:
-            self.sites[(call_key(tool, got.arguments), site)] = site_key(tool, site, got)
+            self.seen[(call_key(tool, got.arguments), site)] = self.note(tool, site, state, got)
         return got
 
     def __getattr__(self, name: str) -> Any:  # read_tools, reach, manifest, ...
@@ -86,25 +92,21 @@ def weighed_candidates(pairs: Iterable[tuple[Any, Sequence[PreparedEpisode]]],
     """Replay each (flow model, episodes) from the record with every candidate weighed."""
     out: list[Weighed] = []
     for model, episodes in pairs:
-        noting = SiteNoting(model)
+        noting = NotedBindings(model)
         engine = build_engine(noting, ReplayOptions(theta=theta, weigh=True, processes=1))
         for episode in episodes:
             walk = Walk(episode, engine, RecordSource(), weigh=True).run()
-            out.extend((noting.sites[(c.key, c.site)], c.reach * c.binding, c.used) for c in walk.candidates)
+            out.extend((noting.seen[(c.key, c.site)], c.reach * c.binding, c.used) for c in walk.candidates)
     return out
 
 
 def count_sites(weighed: Iterable[Weighed], floor: float = DEFAULT_FLOOR) -> list[SiteCount]:
     """The candidates scored at least `floor`, counted by site, sorted."""
-    totals: dict[SiteKey, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    totals: dict[SiteKey, list[float]] = {}
     for key, score, used in weighed:
         if score >= floor:
-            t = totals[key]
-            t[0] += 1.0
-            t[1] += score
-            t[2] += used
-    return [SiteCount(tool=k[0], site=k[1], source=k[2], mention=k[3], weighed=w, score=q, used=u)
-            for k, (w, q, u) in sorted(totals.items())]
+            add_to(totals, key, 1.0, score, used)
+    return site_counts(totals)
 
 
 def cross_fit(sessions: Sequence[Session], learn_flow: Callable[[Sequence[Session]], Flow],

@@ -93,15 +93,25 @@ def scaled(count: SiteCount, weight: float) -> SiteCount:
 
 def add_counts(*groups: Iterable[SiteCount]) -> list[SiteCount]:
     """Counts of the same site added, sorted by key (so adding in any order gives the same list)."""
-    total: dict[SiteKey, list[float]] = {}
+    totals: dict[SiteKey, list[float]] = {}
     for group in groups:
         for s in group:
-            t = total.setdefault(s.key, [0.0, 0.0, 0.0])
-            t[0] += s.weighed
-            t[1] += s.score
-            t[2] += s.used
+            add_to(totals, s.key, s.weighed, s.score, s.used)
+    return site_counts(totals)
+
+
+def add_to(totals: dict[SiteKey, list[float]], key: SiteKey, weighed: float, score: float, used: float) -> None:
+    """Add one site's (weighed, score, used) to running totals."""
+    t = totals.setdefault(key, [0.0, 0.0, 0.0])
+    t[0] += weighed
+    t[1] += score
+    t[2] += used
+
+
+def site_counts(totals: dict[SiteKey, list[float]]) -> list[SiteCount]:
+    """Running totals as the file's rows, sorted by key."""
     return [SiteCount(tool=k[0], site=k[1], source=k[2], mention=k[3], weighed=w, score=q, used=u)
-            for k, (w, q, u) in sorted(total.items())]
+            for k, (w, q, u) in sorted(totals.items())]
 
 
 def site_key(tool: str, site: str, binding: Any) -> SiteKey:
