@@ -4,7 +4,8 @@ Each corpus names the files (τ²: one agent's run each) or run folders (AgentDo
 suite each) it reads, never a whole folder: the shared data grows (a second retail agent arrived
 after these tests were written), and a test must not change its cases when it does. Of the named
 sources, a test takes the first `most` sessions by session id: a fixed set, whatever else the
-folders hold.
+folders hold. On the quick tests' sample (no full data) a τ² corpus reads its domain's sample
+folder, whose files and episodes `tests/fixtures/make_fixtures.py` names.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Sequence
 
 import pytest
 
+from shared_data import FULL_DATA
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.model import Session
@@ -41,12 +43,14 @@ def corpus_sessions(name: str, out: Path, most: int = 60) -> list[Session]:
     """The first `most` sessions by session id of corpus `name`'s named sources (of each suite,
     for AgentDojo), ingested under `out`."""
     harness, sources, app = CORPORA[name]
+    if harness == "tau2" and not FULL_DATA:
+        sources = [str(Path(sources[0]).parent)]  # the sample's own named files
     groups = [sources] if harness == "tau2" else [[source] for source in sources]
     kept: list[Session] = []
     for i, group in enumerate(groups):
         paths = [data_root() / source for source in group]
         for path in paths:
-            assert path.exists(), f"no {path.relative_to(data_root())} under the data root {data_root()}"
+            assert path.exists(), f"no {path} under the data root {data_root()}"
         ingest_files(harness, paths, out / str(i))
         sessions = sorted(load_sessions([out / str(i)]), key=lambda s: s.session_id)
         kept += [s for s in sessions if app is None or s.header.app == app][:most]

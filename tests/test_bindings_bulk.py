@@ -6,6 +6,7 @@ import gc
 
 import pytest
 
+from real_corpora import corpus_sessions
 from shared_data import published_data
 
 from stretto_core.learn.bindings import evidence as bindings_learn
@@ -20,7 +21,6 @@ from stretto_core.paths import data_root
 from stretto_core.sessions.state import ToolState
 from stretto_core.sessions.store import load_sessions
 
-AIRLINE = "tau2/trajectories/airline"
 TRAVEL = "agentdojo/runs/gpt-4o-2024-05-13/travel"
 
 
@@ -57,7 +57,8 @@ def _sessions(tmp_path_factory: pytest.TempPathFactory, harness: str, source: st
 
 @pytest.fixture(scope="module")
 def airline(tmp_path_factory: pytest.TempPathFactory):
-    return [s for s in _sessions(tmp_path_factory, "tau2", AIRLINE, 400) if s.header.app == "tau2/airline"][:60]
+    """The first 60 of the two named airline runs (`real_corpora`), not of the whole folder."""
+    return corpus_sessions("airline", tmp_path_factory.mktemp("airline"), most=60)
 
 
 @pytest.fixture(scope="module")
