@@ -30,3 +30,9 @@ class InputError(StrettoError):
         self.path = str(path)
         self.line = line
         self.detail = message
+
+
+class OptionError(StrettoError, ValueError):
+    """An option whose value cannot work (a threshold out of range, one string given for a list of
+    tool names): the message names the option and quotes the value, on one line. A `ValueError`
+    too, so code that checks options the Python way catches it."""

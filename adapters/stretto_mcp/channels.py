@@ -114,22 +114,37 @@ async def open_host_stdio() -> _LineChannel:
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
     in_file = os.fdopen(wire_in, "rb", buffering=0)
     out_file = os.fdopen(wire_out, "wb", buffering=0)
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
-        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out_file)
-        writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    except ValueError:  # a regular file or a tty: fall back to threads
+    if not (_streams(wire_in) and _streams(wire_out)):
+        # A file, /dev/null or a terminal: the event loop cannot poll it (epoll refuses /dev/null
+        # and regular files), so blocking I/O in threads, both ways, decided before either is used.
         return _ThreadedHost(in_file, out_file)  # type: ignore[return-value]
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out_file)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
     return _LineChannel("host", reader, writer)
+
+
+def _streams(fd: int) -> bool:
+    """Whether the event loop can wait on `fd`: a pipe or a socket (what a host starts us with)."""
+    import stat
+
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 class _ThreadedHost:
     """The host's end where stdio is not a pipe (a file, a terminal): blocking I/O in threads."""
 
     name = "host"
+    answers_after_input = True
+    """The end of its input is not a host leaving (a file of requests ends; a terminal's user
+    types Ctrl-D): what it asked is answered before the proxy exits."""
 
     def __init__(self, in_file: Any, out_file: Any) -> None:
         self._in = in_file

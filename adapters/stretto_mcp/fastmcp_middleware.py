@@ -86,11 +86,14 @@ class StrettoMiddleware(Middleware):
         unannotated tools the operator vouches are read-only; `session_key(ctx)` names a
         FastMCP `Context`'s session (see the module docstring)."""
         from stretto_core import Stretto
+        from stretto_core.serve.option_values import check_names
 
         self.stretto = Stretto(flow, store=store if record else False, harness="fastmcp", app=app,
                                allow=allow, deny=deny, **limits)
-        self._listing_options = {"reads": list(reads), "allow": None if allow is None else list(allow),
-                                 "deny": list(deny)}
+        checked = self.stretto.options  # allow and deny checked by the core's options
+        self._listing_options = {"reads": list(check_names("reads", reads)),
+                                 "allow": None if checked.allow is None else list(checked.allow),
+                                 "deny": list(checked.deny)}
         self.labels = dict(labels or {})
         self.session_key = session_key or default_session_key
         self.sessions: OrderedDict[str, Served] = OrderedDict()

@@ -120,6 +120,8 @@ class Relay(OwnRequests):
         while True:
             message = await self.host.receive()
             if message is None:
+                if getattr(self.host, "answers_after_input", False):
+                    await self._answer_in_flight()
                 self._host_open = False
                 self._host_left()
                 return
@@ -151,6 +153,12 @@ class Relay(OwnRequests):
         if bad.message_id is not None or bad.reason.startswith("not JSON"):
             code = PARSE_ERROR if bad.reason.startswith("not JSON") else INVALID_REQUEST
             await self._to_host(error_response(bad.message_id, code, f"stretto proxy: {bad.reason}"))
+
+    async def _answer_in_flight(self) -> None:
+        """Wait until every request the host's input held is answered (or timed out by the
+        server's watch, or cancelled), so a file of requests loses none of its answers."""
+        while any(not p.cancelled for p in self._pending.values()) and not self._stop.is_set():
+            await asyncio.sleep(0.02)
 
     def _host_left(self) -> None:
         if self._ending is not None:

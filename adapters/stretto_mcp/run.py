@@ -14,7 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from stretto_core.errors import OptionError
+from stretto_core.serve.option_values import check_count, check_fraction, check_names, check_seconds
 
 log = logging.getLogger("stretto.proxy")
 
@@ -50,6 +53,41 @@ class ProxyConfig(BaseModel):
     log_level: str = "INFO"
     trace: Path | None = None
     """Write every message both ways to this file (JSON lines), for debugging."""
+
+    @field_validator("reads", "deny", mode="before")
+    @classmethod
+    def _names(cls, value: Any, info: Any) -> list[str]:
+        return list(check_names(info.field_name, value))
+
+    @field_validator("allow", mode="before")
+    @classmethod
+    def _allowed(cls, value: Any) -> list[str] | None:
+        return None if value is None else list(check_names("allow", value))
+
+    @field_validator("theta", mode="before")
+    @classmethod
+    def _theta(cls, value: Any) -> float | None:
+        return None if value is None else check_fraction("theta", value)
+
+    @field_validator("per_call", "per_session", mode="before")
+    @classmethod
+    def _budget(cls, value: Any, info: Any) -> int | None:
+        return None if value is None else check_count(info.field_name, value)
+
+    @field_validator("lookup_timeout", "call_budget", "server_timeout", mode="before")
+    @classmethod
+    def _seconds(cls, value: Any, info: Any) -> float | None:
+        return None if value is None else check_seconds(info.field_name, value)
+
+    @classmethod
+    def checked(cls, **fields: Any) -> "ProxyConfig":
+        """The config, or an `OptionError` naming the first bad option on one line."""
+        from stretto_core.serve.options import one_line
+
+        try:
+            return cls(**fields)
+        except ValidationError as exc:
+            raise OptionError(one_line(exc, cls)) from None
 
 
 def build_stretto(config: ProxyConfig) -> Any:

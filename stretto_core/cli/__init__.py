@@ -69,14 +69,40 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stretto: no verb {args[0]!r}; the verbs are {', '.join(sorted(VERBS))}", file=sys.stderr)
         return 2
     try:
-        verb_app(module)(args=args, prog_name="stretto", standalone_mode=True)
+        code = verb_app(module)(args=args, prog_name="stretto", standalone_mode=False)
     except StrettoError as exc:
         print(f"stretto: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+    except Exception as exc:  # noqa: BLE001 - click's usage errors and aborts; anything else re-raised
+        said = usage_error(exc, args[0])
+        if said is None:
+            raise
+        if said[0]:
+            print(said[0], file=sys.stderr)
+        return said[1]
+    return code if isinstance(code, int) else 0
+
+
+def usage_error(exc: BaseException, verb: str) -> tuple[str, int] | None:
+    """A click usage error (a bad option value, a missing option) or an abort as one line and its
+    exit code; None for any other exception."""
+    import typer
+
+    if isinstance(exc, typer.Abort):
+        return "stretto: aborted", 1
+    message = getattr(exc, "format_message", None)
+    code = getattr(exc, "exit_code", None)
+    if not callable(message) or not isinstance(code, int):
+        return None
+    text = " ".join(str(message()).split())
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or f"stretto {verb}"
+    if not text:  # a group called bare: its help was printed already
+        return "", code
+    return f"stretto: {command.removeprefix('stretto ')}: {text} (see `{command} --help`)", code
 
 
 def __getattr__(name: str) -> Any:

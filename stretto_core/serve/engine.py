@@ -31,7 +31,8 @@ from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import (Event, LLMTurn, Lookup, Refusal, RefusalReason, ToolResult, UserMessage,
                                         parse_json_content)
 from stretto_core.serve.modes import model_for_mode
-from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION,
+from stretto_core.serve.option_values import check_choice, check_count, check_fraction, check_names
+from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION, POLICIES,
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
 from stretto_core.sessions.state import ToolState
@@ -72,6 +73,15 @@ class EngineConfig:
     served: bool = True
     """Sessions keep only what a decision can use (a bounded state, `ToolState`); replay sets
     False to keep every result it asks about."""
+
+    def __post_init__(self) -> None:
+        """The same checks, and messages, as `StrettoOptions` (a NaN threshold never serves)."""
+        self.theta = check_fraction("theta", self.theta)
+        self.policy = check_choice("policy", self.policy, POLICIES)
+        self.per_call = check_count("per_call", self.per_call)
+        self.per_session = check_count("per_session", self.per_session)
+        if self.allow is not None:
+            self.allow = frozenset(check_names("allow", self.allow))
 
 
 NO_AUTHORITY = ("stretto: an engine session has no authority on tool kinds (a live manifest: the "

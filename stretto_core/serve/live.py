@@ -28,6 +28,7 @@ from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.manifest import ToolManifest, load_manifest
 from stretto_core.paths import stretto_home
 from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.serve.options import StrettoOptions
 from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
 from stretto_core.serve.results import fenced_appendix, is_error_result, new_fence, result_text
 from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, ToolCall, ToolResult,
@@ -49,6 +50,8 @@ def default_store() -> Path:
 class Stretto:
     """A flow served to every live session of one app, with its guard and its session store.
 
+    The keyword arguments are the fields of `StrettoOptions` (`serve/options.py`), checked there
+    once, so every adapter accepts and refuses the same values:
     `flow`: a `Flow` or the path of a flow file; None records sessions without serving.
     `reads` / `writes` / `manifest`: the authority on tool kinds (see the module docstring).
     `store`: a folder for sessions (default `.stretto/sessions`), or False to record nothing.
@@ -62,24 +65,41 @@ class Stretto:
                  per_session: int = MAX_LOOKUPS_PER_SESSION, lookup_timeout: float = Limits.lookup_timeout,
                  call_budget: float = Limits.call_budget, allow: Iterable[str] | None = None,
                  deny: Iterable[str] = (), shadow: bool = False) -> None:
+        self._start(StrettoOptions(flow=flow, reads=reads, writes=writes, manifest=manifest, store=store,
+                                   harness=harness, agent_model=agent_model, app=app, theta=theta, policy=policy,
+                                   per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
+                                   call_budget=call_budget, allow=allow, deny=deny, shadow=shadow))
+
+    @classmethod
+    def from_options(cls, options: StrettoOptions) -> "Stretto":
+        """A `Stretto` serving with options already checked (an adapter's own options object)."""
+        stretto = cls.__new__(cls)
+        stretto._start(options)
+        return stretto
+
+    def _start(self, options: StrettoOptions) -> None:
+        self.options = options
+        flow = options.flow
         self.flow = load_flow(flow) if isinstance(flow, (str, Path)) else flow
-        declared = ToolManifest.declare(app, reads=reads, writes=writes)
+        declared = ToolManifest.declare(options.app, reads=options.reads, writes=options.writes)
+        manifest = options.manifest
         given = load_manifest(manifest) if isinstance(manifest, (str, Path)) else manifest
         self.authority = declared if given is None else given.merged(declared)
-        self.deny = frozenset(deny)
-        self.limits = Limits(lookup_timeout, call_budget)
-        self.harness = harness
-        self.agent_model = agent_model
-        self.app = app
+        self.deny = frozenset(options.deny)
+        self.limits = Limits(options.lookup_timeout, options.call_budget)
+        self.harness = options.harness
+        self.agent_model = options.agent_model
+        self.app = options.app
+        store = options.store
         if store is False:
             self.store: Path | None = None
         else:
             self.store = default_store() if store in (None, True) else Path(store)  # type: ignore[arg-type]
         self.engine: Engine | None = None
         if self.flow is not None:
-            allowed = None if allow is None else frozenset(allow) - self.deny
-            config = EngineConfig(theta=theta, policy=policy, per_call=per_call, per_session=per_session,
-                                  allow=allowed, shadow=shadow)
+            config = EngineConfig(theta=options.theta, policy=options.policy, per_call=options.per_call,
+                                  per_session=options.per_session, allow=options.serving_allowlist(),
+                                  shadow=options.shadow)
             self.engine = Engine(FlowRuntime(self.flow), config)
         self._warned = False
 

@@ -277,7 +277,9 @@ def test_options_are_checked_once_with_a_clear_message() -> None:
         StrettoOptions(theta=2.0)
     with pytest.raises(ValueError, match="lookup_timeout"):
         StrettoOptions(lookup_timeout=0)
-    assert StrettoOptions(reads="get_order").reads == frozenset({"get_order"})
+    assert StrettoOptions(reads=["get_order"]).reads == ("get_order",)
+    with pytest.raises(ValueError, match=r"not one string: write reads=\['get_order'\]"):
+        StrettoOptions(reads="get_order")
     with pytest.raises(ValueError, match="either"):
         instrument(scripted_agent([], [])[0], options=StrettoOptions(), reads=READS)
 

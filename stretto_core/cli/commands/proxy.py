@@ -73,9 +73,13 @@ def run_command(
     command = list(ctx.args)
     if bool(command) == bool(upstream):
         raise StrettoError("give the server either as `-- <command>` or as `--upstream URL`, not both or neither")
+    if tools is not None and not _names(tools):
+        raise StrettoError("--tools names no tool; give the tools to look up (a,b), or leave it out to allow "
+                           "every read")
     run = _stretto_mcp()
-    config = run.ProxyConfig(command=command, upstream=upstream, flow=flow, store=store, record=not no_record,
-                             reads=_names(reads), allow=_names(tools) or None, deny=_names(deny), theta=theta,
+    config = run.ProxyConfig.checked(command=command, upstream=upstream, flow=flow, store=store,
+                             record=not no_record, reads=_names(reads),
+                             allow=None if tools is None else _names(tools), deny=_names(deny), theta=theta,
                              per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
                              call_budget=call_budget, server_timeout=server_timeout, app=app, solo=solo,
                              log_level=log_level, trace=trace)
