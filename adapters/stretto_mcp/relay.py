@@ -151,7 +151,7 @@ class Relay(OwnRequests):
     async def _host_malformed(self, bad: Malformed) -> None:
         self.malformed += 1
         log.error("stretto proxy: the host sent a message that is not JSON-RPC (%s): %s", bad.reason, bad.excerpt())
-        if bad.message_id is not None or bad.reason.startswith("not JSON"):
+        if bad.message_id is not None or bad.reason.startswith("not JSON") or bad.too_long == "request":
             code = PARSE_ERROR if bad.reason.startswith("not JSON") else INVALID_REQUEST
             await self._to_host(error_response(bad.message_id, code, f"stretto proxy: {bad.reason}"))
 
@@ -316,6 +316,11 @@ class Relay(OwnRequests):
         self.malformed += 1
         log.error("stretto proxy: the server sent a message that is not JSON-RPC (%s): %s", bad.reason, bad.excerpt())
         key = id_key(bad.message_id) if bad.message_id is not None else None
+        if key is None and bad.too_long == "answer":  # its ends show no id: the one request it can answer
+            waiting = [k for k, p in self._pending.items() if p.at_server and not p.cancelled]
+            key = waiting[0] if len(waiting) == 1 and not self._own else None
+            if key is not None:
+                bad.message_id = self._pending[key].message["id"]
         if key is not None and key in self._own:
             self._own.pop(key).set_result(error_response(bad.message_id, INTERNAL_ERROR, bad.reason))
         elif key is not None and key in self._pending:

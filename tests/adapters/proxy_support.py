@@ -171,6 +171,10 @@ class ToyServer:
             self.changed = True
             self.notify("notifications/tools/list_changed", {})
             return _text({"changed": True})
+        if name == "big":  # a result of `megabytes` MB of text
+            return _text("x" * int(float(args.get("megabytes", 1)) * 1_000_000))
+        if name == "echo_size":  # how long the argument it was sent is
+            return _text({"length": len(str(args.get("text", "")))})
         if name == "turn_destructive":
             self.destructive = True
             self.notify("notifications/tools/list_changed", {})
@@ -187,7 +191,7 @@ def _text(value: Any) -> dict[str, Any]:
 async def _serve() -> None:
     server = ToyServer()
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
+    reader = asyncio.StreamReader(limit=512 * 1024 * 1024)  # big messages are tested too
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     tasks = set()
     while True:
