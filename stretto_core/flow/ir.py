@@ -33,6 +33,7 @@ from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.sessions.jsonfile import read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.model import Session
+from stretto_core.sessions.shapes import ValueShape, shape_of
 from stretto_core.learn.steps import session_symbols
 from stretto_core.progress import track
 
@@ -66,21 +67,27 @@ class Provenance(_Model):
 
 
 class ContractCounts(_Model):
-    """Per tool: calls, calls passing each argument, and the JSON types seen for each."""
+    """Per tool: calls, calls passing each argument, the JSON types seen for each, and the shape
+    of the values passed (`shapes`: how long, which symbols), which a lookup's bound value must fit."""
 
     calls: dict[str, float] = Field(default_factory=dict)
     passed: dict[str, dict[str, float]] = Field(default_factory=dict)
     types: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    shapes: dict[str, dict[str, ValueShape]] = Field(default_factory=dict)
+    """Tool -> argument -> the shape of the values the agents passed (empty in a flow learned
+    before shapes were counted: no value is refused for its shape then)."""
 
     def add_call(self, tool: str, arguments: dict[str, Any], weight: float) -> None:
         self.calls[tool] = self.calls.get(tool, 0.0) + weight
         passed = self.passed.setdefault(tool, {})
         types = self.types.setdefault(tool, {})
+        shapes = self.shapes.setdefault(tool, {})
         for name, value in arguments.items():
             passed[name] = passed.get(name, 0.0) + weight
             seen = set(types.get(name, []))
             seen.add(json_type(value))
             types[name] = sorted(seen)
+            shapes[name] = shape_of(value, shapes.get(name))
 
     def add(self, other: "ContractCounts", weight: float = 1.0) -> None:
         for tool, n in other.calls.items():
@@ -93,6 +100,10 @@ class ContractCounts(_Model):
             mine_t = self.types.setdefault(tool, {})
             for name, ts in args.items():
                 mine_t[name] = sorted(set(mine_t.get(name, [])) | set(ts))
+        for tool, shaped in other.shapes.items():
+            mine_s = self.shapes.setdefault(tool, {})
+            for name, shape in shaped.items():
+                mine_s[name] = shape.joined(mine_s.get(name))
 
     def contract(self, tool: str) -> InputContract:
         n = self.calls.get(tool, 0.0)

@@ -36,6 +36,7 @@ from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, 
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
 from stretto_core.sessions.state import ToolState
+from stretto_core.serve.arguments import argument_refusal
 from stretto_core.serve.results import fenced_appendix, new_fence
 
 if TYPE_CHECKING:
@@ -52,6 +53,24 @@ KEPT_HISTORY = 16
 
 KEPT_TIMINGS = 1024
 """A served session keeps at least this many newest decision times."""
+
+
+MAX_ARGUMENT_REFUSALS = 4
+"""Reads refused for their arguments in one decision before it hands back (each is recorded)."""
+
+
+class _Excluding:
+    """A guard that also refuses some tools (those whose bound arguments were refused)."""
+
+    def __init__(self, guard: Any, tools: set[str]) -> None:
+        self._guard = guard
+        self._tools = frozenset(tools)
+
+    def permits(self, tool: str) -> bool:
+        return tool not in self._tools and self._guard.permits(tool)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._guard, name)
 
 
 def site_of(tool: str, error: bool) -> str:
@@ -171,6 +190,10 @@ class EngineSession:
     """Refusals noted since the last `take_refusals`."""
     solo: bool = False
     """No user speaks in this session (the agent operates the phone itself)."""
+    refusals_of_arguments: int = 0
+    """Lookups the flow chose whose bound arguments did not fit the tool's contract (not made)."""
+    argument_refused: set[str] = field(default_factory=set)
+    """Reads refused for their arguments since the agent's latest result (not chosen again till the next)."""
     model: FlowModel = field(init=False)
     """What this session decides with: the engine's model for the session's mode."""
 
@@ -216,6 +239,7 @@ class EngineSession:
                 self.site = site_of(event.tool, event.error)
                 self.lookups_this_call = 0
                 self.chain.clear()
+                self.argument_refused.clear()
             elif self.served:
                 self.user_call_ids.discard(event.call_id)
         elif isinstance(event, Lookup):
@@ -256,14 +280,37 @@ class EngineSession:
             self.engine.warn_no_authority()
             return None
         started = time.perf_counter()
-        decision = decide(self.model, self.guard, self.state, self.history, self.site,
-                          cfg.theta, cfg.policy, self.chain)
+        guard: Any = _Excluding(self.guard, self.argument_refused) if self.argument_refused else self.guard
+        decision = None
+        for _ in range(MAX_ARGUMENT_REFUSALS + 1):
+            decision = decide(self.model, guard, self.state, self.history, self.site,
+                              cfg.theta, cfg.policy, self.chain)
+            if decision is None or not self.guard.permits(decision.tool):
+                decision = None  # defence in depth: the speculator filters by the guard already
+                break
+            why = self._argument_refusal(decision)
+            if why is None:
+                break
+            self.refusals_of_arguments += 1
+            self.note_refusal(Refusal(tool=decision.tool, reason="argument_refused", detail=why))
+            self.argument_refused.add(decision.tool)  # not again until the agent's next result
+            guard = _Excluding(self.guard, self.argument_refused)  # the next best read, if one clears θ
+            decision = None
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
             del self.decide_seconds[:-KEPT_TIMINGS]
-        if decision is not None and not self.guard.permits(decision.tool):
-            return None  # defence in depth: the speculator filters by the guard already
         return decision
+
+    def _argument_refusal(self, decision: Decision) -> str | None:
+        """Why the decision's bound arguments do not fit the tool's contract (`serve/arguments.py`)."""
+        live_manifest = self.guard.live_manifest
+        live = live_manifest.tools[decision.tool].contract if (
+            live_manifest is not None and decision.tool in live_manifest.tools) else None
+        flow = getattr(self.engine.model, "flow", None)
+        pinned = getattr(flow, "pinned", {}).get(decision.tool) if flow is not None else None
+        contracts = getattr(flow, "contracts", None)
+        shapes = contracts.shapes.get(decision.tool) if contracts is not None else None
+        return argument_refusal(decision.arguments, live, pinned, shapes)
 
     def note_cut(self, reason: RefusalReason, detail: str) -> None:
         """A budget stops the lookups here: note the one the flow would have made next, if any."""

@@ -41,6 +41,19 @@ class ToolKind(str, Enum):
     pure = "pure"
 
 
+class ArgumentLimits(BaseModel):
+    """What a tool's input schema says one argument's value may be, beyond its JSON type (a
+    lookup's bound value is checked against it before the call: `serve/arguments.py`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enum: list[Any] | None = None
+    pattern: str | None = None
+    max_length: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+
 class InputContract(BaseModel):
     """A tool's input: argument name -> JSON type, and which arguments are required."""
 
@@ -48,6 +61,8 @@ class InputContract(BaseModel):
 
     args: dict[str, str] = Field(default_factory=dict)
     required: list[str] = Field(default_factory=list)
+    limits: dict[str, ArgumentLimits] | None = None
+    """Per argument, what the tool's schema says beyond the type (`enum`, `pattern`, ...); None: nothing."""
 
     def describe(self) -> str:
         """One line, e.g. `order_id:string!, reason:string` (! marks required)."""
@@ -185,8 +200,28 @@ def contract_from_json_schema(schema: Mapping[str, Any] | None) -> InputContract
     if not schema:
         return InputContract()
     props = schema.get("properties") or {}
+    if not isinstance(props, Mapping):
+        props = {}
     args = {name: _schema_type(p) for name, p in props.items()}
-    return InputContract(args=args, required=sorted(schema.get("required") or []))
+    limits = {name: found for name, p in props.items() if (found := _limits(p)) is not None}
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    return InputContract(args=args, required=sorted(str(r) for r in required), limits=limits or None)
+
+
+def _limits(prop: Any) -> ArgumentLimits | None:
+    """An argument's schema keywords beyond its type, where they are well formed (others are ignored)."""
+    if not isinstance(prop, Mapping):
+        return None
+    found: dict[str, Any] = {}
+    if isinstance(prop.get("enum"), list) and prop["enum"]:
+        found["enum"] = prop["enum"]
+    if isinstance(prop.get("pattern"), str):
+        found["pattern"] = prop["pattern"]
+    for key, name in (("maxLength", "max_length"), ("minimum", "minimum"), ("maximum", "maximum")):
+        value = prop.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+            found[name] = int(value) if key == "maxLength" else float(value)
+    return ArgumentLimits(**found) if found else None
 
 
 def _schema_type(prop: Any) -> str:
