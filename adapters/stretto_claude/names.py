@@ -4,7 +4,8 @@ Claude Code shows each MCP tool to the model as `mcp__<server>__<tool>`, with ev
 outside `[A-Za-z0-9_-]` of both parts turned into `_`. stretto records the tool's own (bare)
 name, so a session from this harness reads like one from any other, and a flow learned
 elsewhere serves here unchanged. A bare name two servers share is ambiguous: it is recorded as
-the model saw it and never looked up.
+the model saw it and never looked up; so is an external (stdio, http) server's tool whose bare
+name is an in-process tool's (`mcp__ext__find_ticket` is not the in-process `find_ticket`).
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ class ToolNames:
             for server in self.servers:  # a server we cannot call (stdio, http): strip its prefix
                 prefix = f"{PREFIX}{normalize(server)}__"
                 if name.startswith(prefix) and len(name) > len(prefix):
-                    return name[len(prefix):]
+                    bare = name[len(prefix):]
+                    # never the name of an in-process tool: an external server's `find_ticket` is
+                    # not ours, so it keeps its full name (and is never taken for ours, nor looked up)
+                    return name if bare in self._route or bare in self._ambiguous else bare
         return name  # a built-in tool (Bash, Read, ...) keeps its name
 
     def route(self, bare: str) -> Route | None:
