@@ -17,6 +17,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from stretto_core import LiveSession, Stretto, ToolCall, result_text
+from stretto_core.serve.results import WHOLE
 from stretto_mcp.listing import Listing
 from stretto_mcp.turns import TurnInference
 
@@ -29,9 +30,9 @@ def result_as_text(result: dict[str, Any]) -> tuple[str, bool]:
     """A `CallToolResult` (wire form) as the text a model reads, and whether it is an error."""
     content = result.get("content")
     blocks = content if isinstance(content, list) else []
-    text = result_text({"content": blocks}) if blocks else ""
+    text = result_text({"content": blocks}, WHOLE) if blocks else ""
     if not blocks and "structuredContent" in result:
-        text = result_text(result["structuredContent"])
+        text = result_text(result["structuredContent"], WHOLE)
     return text, bool(result.get("isError"))
 
 

@@ -22,6 +22,7 @@ from agents import Agent, FunctionTool, ModelResponse, RunContextWrapper, __vers
 from agents.tool_context import ToolContext
 from agents.mcp import MCPUtil
 from stretto_core import LiveSession, Stretto, ToolCall, Usage, result_text
+from stretto_core.serve.results import WHOLE
 from stretto_core.sessions.renamed import renamed_field
 
 from stretto_openai_agents.kinds import absent_reads, function_tool_manifest, listed_manifest, server_blocks_lookups
@@ -165,7 +166,7 @@ class AgentRuntime:
             structured = renamed_field(result, "structured_content", "structuredContent")
             failed = bool(renamed_field(result, "is_error", "isError", False))
             exclusive = bool(getattr(server, "use_structured_content", False) and structured and not failed)
-            text = json.dumps(structured) if exclusive else result_text(result)
+            text = json.dumps(structured) if exclusive else result_text(result, WHOLE)
             run.recorded.add(ctx.tool_call_id)
             appendix = await live.after_tool(
                 ctx.tool_call_id, ctx.tool_name, parse_arguments(ctx.tool_arguments), text,

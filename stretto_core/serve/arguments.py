@@ -5,7 +5,7 @@ read it checks each bound value against what the tool takes: its JSON type, and 
 `pattern`, `maxLength`, `minimum` and `maximum` its schema gives (the live listing's contract),
 and against the shape of the values the agents themselves passed in training (the flow's
 `contracts.shapes`): a value far longer than any the agent passed, or holding a symbol none of
-theirs held (`/` in an order id, `'` in a name), is refused. A refused lookup is not made; the
+theirs held (`/` in an order id, `'` in a name; `-`, `_` and `.` are always taken), is refused. A refused lookup is not made; the
 session records a `refusal` (`argument_refused`) naming the argument and why.
 """
 
@@ -22,6 +22,10 @@ LENGTH_FACTOR = 4
 
 LENGTH_SLACK = 16
 """... or this many characters longer, whichever allows more (a short id grows a little)."""
+
+ALWAYS_TAKEN = frozenset("-_.")
+"""Symbols a bound value may hold though no training value did: ids, file and host names join
+words with them (a flow learned on `/srv/repos/project1` serves `/tmp/test_repo-2`)."""
 
 PATTERN_CHECKED_UP_TO = 1_000
 """A schema's `pattern` is matched only on values up to this long (a longer one is refused):
@@ -56,7 +60,7 @@ def _value_refusal(name: str, value: Any, live: InputContract | None, pinned: In
             return (f"{name} is {length} characters long, far longer than any value the agent passed "
                     f"({shape.longest})")
         if shape.symbols != ANY_SYMBOL:
-            new = sorted(set(symbols_in(value)) - set(shape.symbols))
+            new = sorted(set(symbols_in(value)) - set(shape.symbols) - ALWAYS_TAKEN)
             if new:
                 shown = "".join(new).replace("\n", "\\n").replace("\t", "\\t")
                 return f"{name} holds {shown!r}, which no value the agent passed held"

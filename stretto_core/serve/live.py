@@ -30,7 +30,8 @@ from stretto_core.paths import stretto_home
 from stretto_core.sessions.recorder import SessionRecorder
 from stretto_core.serve.options import StrettoOptions
 from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
-from stretto_core.serve.results import fenced_appendix, is_error_result, new_fence, result_text
+from stretto_core.serve.results import (RECORDED_RESULT_CHARS, fenced_appendix, is_error_result, new_fence,
+                                       result_text, result_text_cut)
 from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, ToolCall, ToolResult,
                                         Usage, UserMessage, parse_json_content)
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
@@ -232,14 +233,15 @@ class LiveSession:
                                inferred=True))
         if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], bool):
             output, error = output[0], output[1] if error is None else error
-        content = result_text(output)
+        content, cut = result_text_cut(output, RECORDED_RESULT_CHARS)
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)
         repeats = self._outstanding.pop(key, None)
         if self.tools.ends_reach(tool):
             self._outstanding.clear()  # a write (or a tool of unknown kind) ends every lookup's reach
         result = ToolResult(call_id=call_id, tool=tool, content=content,
-                            parsed=parse_json_content(content), error=failed, repeats=repeats)
+                            parsed=parse_json_content(content) if not cut else None, error=failed,
+                            repeats=repeats, cut=cut or None)
         if self.engine_session is not None:
             try:
                 self.engine_session.observe(result)

@@ -22,6 +22,13 @@ from stretto_core.sessions.renamed import renamed_field
 MAX_RESULT_CHARS = 20_000
 """A lookup's result longer than this is cut (with a note) before it reaches the agent."""
 
+RECORDED_RESULT_CHARS = 1_000_000
+"""The agent's own result is recorded whole up to this many characters (docs/formats.md); a
+longer one is recorded cut, with a note in its text and the count cut in `ToolResult.cut`."""
+
+WHOLE = 1 << 62
+"""A `result_text` limit that cuts nothing (the recording bound is applied once, where it is recorded)."""
+
 APPENDIX_TITLE = "Also looked up automatically (current results; no need to repeat these calls)"
 
 
@@ -50,10 +57,15 @@ def is_our_fence(fence: str) -> bool:
 
 def result_text(value: Any, limit: int = MAX_RESULT_CHARS) -> str:
     """Text for any tool output: strings as they are, blocks by their text, the rest as JSON."""
+    return result_text_cut(value, limit)[0]
+
+
+def result_text_cut(value: Any, limit: int = MAX_RESULT_CHARS) -> tuple[str, int]:
+    """`result_text`, and how many characters were cut (0: none)."""
     text = _as_text(value, depth=0)
     if len(text) > limit:
-        return text[:limit] + f"\n[... {len(text) - limit} more characters cut by stretto]"
-    return text
+        return text[:limit] + f"\n[... {len(text) - limit} more characters cut by stretto]", len(text) - limit
+    return text, 0
 
 
 def _as_text(value: Any, depth: int) -> str:

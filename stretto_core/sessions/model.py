@@ -104,6 +104,8 @@ class ToolResult(_Model):
     """The text stretto appended to this result (its lookups, fenced), when it appended any."""
     repeats: str | None = None
     """The call id of a lookup of the same call the agent already had: the agent ignored it."""
+    cut: int | None = None
+    """Characters of the result not recorded (it was longer than the recording bound); None: whole."""
     at: datetime | None = None
 
 

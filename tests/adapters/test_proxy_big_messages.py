@@ -159,3 +159,23 @@ def test_a_request_over_the_limit_is_answered_at_once_and_an_answer_over_it_fail
     assert refused["error"]["code"] == -32600 and "256 MiB" in refused["error"]["message"]
     assert failed["error"]["code"] == -32603 and "256 MiB" in failed["error"]["message"]
     assert waited < 5, "the host waited for what the proxy could not forward"
+
+
+def test_the_proxy_records_a_50_000_character_result_whole(tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from proxy_support import read_session_files
+
+    command = proxy_command(toy_server_command(), "--store", str(tmp_path / "s"))
+    params = StdioServerParameters(command=command[0], args=command[1:], env=same_code_env())
+
+    async def run() -> str:
+        async with Client(params, mode="legacy") as client:
+            return (await client.call_tool("big", {"megabytes": 0.05})).content[0].text
+
+    text = anyio.run(run)
+    [session] = read_session_files(tmp_path / "s")
+    [result] = [e for e in session.events if e.kind == "tool_result"]
+    assert len(text) == 50_002 and result.content == text and result.cut is None
