@@ -17,6 +17,7 @@ writes it (keeping every other key and server), after the CLI asked for consent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -36,6 +37,8 @@ class Plan:
     entry: dict[str, Any]
     before: dict[str, Any]
     after: dict[str, Any]
+    replaces: Any = None
+    """The entry of the same name the file holds now (None: none); writing replaces it."""
 
     def snippet(self) -> str:
         """The part of the config this setup adds, as JSON to paste by hand."""
@@ -87,37 +90,82 @@ def entry_for(host: str, command: list[str], env: dict[str, str] | None = None) 
     return entry
 
 
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (a repeated key would lose one of its values)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A host's config as it is (a missing or empty file is empty); strict, so writing it back
+    loses nothing: a repeated key or a non-JSON number (`NaN`, `Infinity`) is an error to fix."""
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); fix it or add the entry by hand") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} does not hold a JSON object")
+    return data
+
+
 def plan(host: str, name: str, command: list[str], *, scope: str = "project", env: dict[str, str] | None = None,
-         project: Path | None = None, home: Path | None = None) -> Plan:
-    """What setup would write; reads the current file (a missing one is empty) and changes nothing."""
+         project: Path | None = None, home: Path | None = None, replace: bool = False) -> Plan:
+    """What setup would write; reads the current file (a missing one is empty) and changes nothing.
+
+    A server entry of the same name that differs is replaced only with `replace=True`."""
     if not name:
         raise ValueError("a server name is needed (--name)")
     path = config_path(host, scope, project=project, home=home)
     key = "servers" if host == "vscode" else "mcpServers"
-    before: dict[str, Any] = {}
-    if path.exists():
-        text = path.read_text(encoding="utf-8")
-        if text.strip():
-            try:
-                before = json.loads(text)
-            except ValueError as exc:
-                raise ValueError(f"{path} is not valid JSON ({exc}); fix it or add the entry by hand") from exc
-        if not isinstance(before, dict):
-            raise ValueError(f"{path} does not hold a JSON object")
+    before = read_config(path)
     entry = entry_for(host, command, env)
     after = dict(before)
-    servers = dict(after.get(key) or {})
+    current = after.get(key)
+    if current is not None and not isinstance(current, dict):
+        raise ValueError(f"{path}: `{key}` is not a JSON object; fix it or add the entry by hand")
+    servers = dict(current or {})
+    replaces = servers.get(name)
+    if replaces is not None and replaces != entry and not replace:
+        raise ValueError(f"{path} already has a server named {name!r}; pass --replace to replace it, or choose "
+                         "another --name")
     servers[name] = entry
     after[key] = servers
-    return Plan(host, path, key, name, entry, before, after)
+    return Plan(host, path, key, name, entry, before, after, replaces)
 
 
 def write_plan(p: Plan) -> Path:
-    """Write the planned config, keeping a copy of the old file beside it (`.bak`)."""
-    p.path.parent.mkdir(parents=True, exist_ok=True)
-    if p.path.exists():
-        p.path.with_name(p.path.name + ".bak").write_bytes(p.path.read_bytes())
-    tmp = p.path.with_name(p.path.name + ".tmp")
-    tmp.write_text(json.dumps(p.after, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, p.path)
+    """Write the planned config in place, through a symlink to the file it names, keeping the
+    file's mode for it and for a copy of the old file beside it (`.bak`). New files are 0600."""
+    target = Path(os.path.realpath(p.path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(p.after, indent=2, allow_nan=False) + "\n"
+    mode = 0o600
+    if target.exists():
+        mode = os.stat(target).st_mode & 0o7777
+        _write_with_mode(target.with_name(target.name + ".bak"), target.read_bytes(), mode)
+    tmp = target.with_name(target.name + ".tmp")
+    _write_with_mode(tmp, text.encode("utf-8"), mode)
+    os.replace(tmp, target)
     return p.path
+
+
+def _write_with_mode(path: Path, data: bytes, mode: int) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.chmod(path, mode)  # the umask narrowed what os.open set

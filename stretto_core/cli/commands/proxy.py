@@ -98,6 +98,7 @@ def setup_command(
                                                                        "would type it (repeatable)."),
     write: bool = typer.Option(False, "--write", help="Write the config file (asks first unless --yes)."),
     yes: bool = typer.Option(False, "--yes", help="Do not ask before writing."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a server entry of the same name."),
 ) -> None:
     """Print (or `--write`) the host config entry that runs the server behind the proxy."""
     try:
@@ -119,7 +120,7 @@ def setup_command(
     for option in proxy_option:
         args += shlex.split(option)
     try:
-        p = hosts.plan(host, name, hosts.proxy_command(server, args), scope=scope)
+        p = hosts.plan(host, name, hosts.proxy_command(server, args), scope=scope, replace=replace)
     except ValueError as exc:
         raise StrettoError(str(exc)) from exc
     typer.echo(f"# {host}: {p.path}")
@@ -130,7 +131,12 @@ def setup_command(
     if not yes and not typer.confirm(f"Write server {name!r} into {p.path}?", default=False):
         typer.echo("not written")
         raise SystemExit(1)
-    typer.echo(f"wrote {hosts.write_plan(p)}" + (" (the old file is kept as .bak)" if p.before else ""))
+    try:
+        written = hosts.write_plan(p)
+    except (OSError, ValueError) as exc:
+        raise StrettoError(f"could not write {p.path}: {exc}") from exc
+    typer.echo(f"wrote {written}" + (" (the old file is kept as .bak)" if p.before else "")
+               + (f" (replaced the entry {name!r} it had)" if p.replaces is not None else ""))
 
 
 def register(app: typer.Typer) -> None:
