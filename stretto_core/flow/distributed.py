@@ -9,7 +9,9 @@ given). Both are optional: `pip install 'stretto[dask]'`.
 
 Workers read the files themselves, so a shared store (a network file system, an object store
 by URL, `sessions/shared.py`) serves a cluster of several machines; only the file names travel
-to them and only the partial counts come back.
+to them and only the partial counts come back, with each worker's read report (the sessions it
+counted, what it could not read). A count of fewer sessions than were chosen fails the learn
+(`ShardsUnread`): a flow learned from what the workers happened to reach is no flow of the data.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from stretto_core.flow.stream import add_all, count_files, shards
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.store import LoadReport
 
 SHARDS_PER_WORKER = 4
 """Each worker gets about this many shards, so a slow shard does not hold the others up."""
@@ -30,13 +33,21 @@ ENGINES = ("dask", "ray")
 
 
 def _count_shard(files: list[str], manifest_json: str, features_json: str | None, constants: bool,
-                 role: str, options: BindingOptions) -> str:
-    """One shard's partial counts, as the flow's JSON (what a worker runs)."""
+                 role: str, options: BindingOptions) -> tuple[str, int, list[str]]:
+    """One shard's partial counts, as the flow's JSON, with its read report: the sessions it
+    counted and every problem reading its files (what a worker runs)."""
     manifest = ToolManifest.model_validate_json(manifest_json)
     features = FeatureMap.model_validate_json(features_json) if features_json else None
+    report = LoadReport()
     flow = count_files(files, manifest, features=features, constants=constants, role=role,
-                       binding_options=options, progress=False)
-    return flow.model_dump_json(exclude_none=True)
+                       binding_options=options, report=report, progress=False)
+    counted = flow.provenance.sources[0].sessions if flow.provenance.sources else 0
+    return flow.model_dump_json(exclude_none=True), counted, report.problems()
+
+
+class ShardsUnread(StrettoError):
+    """The workers counted fewer sessions than were chosen: a cluster that cannot read the files
+    (a `memory://` store is each process's own; an object store without credentials)."""
 
 
 def cluster_counter(manifest: ToolManifest, *, workers: int, address: str | None = None, engine: str = "dask",
@@ -60,13 +71,23 @@ class ClusterCounter:
         self._client = None
         self._cluster = None
         self.address = address
+        self.problems: list[str] = []
+        """What the workers could not read (each `file[:line]: reason`), over every count."""
 
     def __call__(self, files: Sequence[str], role: str) -> Flow:
         parts = shards(list(files), self.workers * SHARDS_PER_WORKER)
-        texts = self._dask(parts, role) if self.engine == "dask" else self._ray(parts, role)
-        return add_all([Flow.model_validate_json(t) for t in texts])
+        answers = self._dask(parts, role) if self.engine == "dask" else self._ray(parts, role)
+        counted = sum(n for _, n, _ in answers)
+        problems = [p for _, _, found in answers for p in found]
+        self.problems.extend(problems)
+        if counted < len(files):
+            shown = "; ".join(problems[:3]) or "the workers reported no problem reading them"
+            raise ShardsUnread(f"the {self.engine} workers counted {counted} of the {len(files)} chosen "
+                               f"{role} sessions, so nothing was written ({shown}); the workers must be able "
+                               "to read the files: a shared folder or an object store they can reach")
+        return add_all([Flow.model_validate_json(t) for t, _, _ in answers])
 
-    def _dask(self, parts: list[list[str]], role: str) -> list[str]:
+    def _dask(self, parts: list[list[str]], role: str) -> list[tuple[str, int, list[str]]]:
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:
@@ -83,7 +104,7 @@ class ClusterCounter:
                                        self.options, pure=False) for part in parts]
         return self._client.gather(futures)  # in shard order
 
-    def _ray(self, parts: list[list[str]], role: str) -> list[str]:
+    def _ray(self, parts: list[list[str]], role: str) -> list[tuple[str, int, list[str]]]:
         try:
             import ray
         except ImportError as exc:

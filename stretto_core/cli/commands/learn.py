@@ -178,6 +178,8 @@ def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[f
     finally:
         if counter is not None:
             counter.close()
+            for problem in counter.problems[:20]:
+                typer.echo(f"skipped on a worker: {problem}", err=True)
     _report(chosen.report)
     return flow
 

@@ -1,0 +1,52 @@
+"""A cluster learn whose workers cannot read the chosen files fails, saying how many sessions they
+counted and why, and writes no flow; each worker's read report comes back (issue 26, item 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stretto_core import ToolManifest
+from stretto_core.cli import main
+from stretto_core.flow.distributed import _count_shard
+from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
+from stretto_core.sessions.store import write_session
+
+MANIFEST = ToolManifest.declare("toy", reads=["get_order"], writes=["refund"])
+
+
+def _session(i: int) -> Session:
+    order = {"order_id": f"O{i}"}
+    events: list[Any] = [UserMessage(text=f"refund O{i}"),
+                         LLMTurn(calls=[ToolCall(call_id="a", tool="get_order", arguments={"order_id": f"O{i}"})]),
+                         ToolResult(call_id="a", tool="get_order", content=json.dumps(order), parsed=order),
+                         LLMTurn(calls=[ToolCall(call_id="b", tool="refund", arguments={"order_id": f"O{i}"})]),
+                         ToolResult(call_id="b", tool="refund", content="ok"), LLMTurn(text="done")]
+    return Session(header=SessionHeader(session_id=f"toy-{i}", harness="test", app="toy", manifest=MANIFEST),
+                   events=events)
+
+
+def test_a_workers_read_report_names_what_it_could_not_read(tmp_path: Path) -> None:
+    good = write_session(_session(1), tmp_path)
+    flow_json, counted, problems = _count_shard([str(good), str(tmp_path / "gone.jsonl")],
+                                                MANIFEST.model_dump_json(), None, False, "data",
+                                                __import__("stretto_core.learn.bindings.model",
+                                                           fromlist=["DEFAULT_OPTIONS"]).DEFAULT_OPTIONS)
+    assert counted == 1 and len(problems) == 1 and "gone.jsonl" in problems[0]
+
+
+def test_workers_that_cannot_read_a_memory_store_fail_the_learn(tmp_path: Path, capsys: Any) -> None:
+    pytest.importorskip("distributed")
+    fsspec = pytest.importorskip("fsspec")
+    fs = fsspec.filesystem("memory")
+    for i in range(4):
+        path = write_session(_session(i), tmp_path / "local")
+        fs.pipe(f"/h26c-unread/{path.name}", path.read_bytes())
+    out = tmp_path / "toy.flow.json"
+    code = main(["learn", "memory://h26c-unread", "--split", "all", "--workers", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code != 0 and not out.exists()
+    assert "counted 0 of the 4 chosen" in err and "Traceback" not in err
