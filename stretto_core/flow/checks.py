@@ -139,11 +139,47 @@ def _is_symbol(symbol: Any) -> bool:
     return len(parts) == 3 and bool(parts[0]) and parts[1] in OUTCOMES and parts[2].isdigit()
 
 
+DERIVED_REL_TOL = 1e-9
+"""How far a stored derived number may be from the one derived again, relative to it. Sums of
+fractional weights (a prior's) land a few units in the last digit apart when added in another
+order (a loaded flow's keys are sorted); an edit that changes what the flow serves moves a
+number far more than this."""
+
+DERIVED_ABS_TOL = 1e-12
+"""The same near zero, where a relative tolerance says nothing."""
+
+
 def derived_problems(stored: dict[str, Any], derived: dict[str, Any]) -> list[str]:
-    """Each derived part the file stores that differs from the one derived from its counts."""
+    """Each derived part the file stores that differs from the one derived from its counts
+    (numbers within `DERIVED_REL_TOL` of each other are the same; every other value exactly)."""
     return [f"{name}: does not match what the flow's counts give (edited by hand?); relearn the flow, "
             f"or delete `{name}` to derive it again" for name in DERIVED
-            if name in stored and stored[name] != derived[name]]
+            if name in stored and not same_derived(stored[name], derived[name])]
+
+
+def same_derived(a: Any, b: Any) -> bool:
+    """Whether two JSON values are equal, numbers up to the derived tolerance (iterative: no
+    depth can overflow the stack)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if x is not y:
+                return False
+        elif isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            if not math.isclose(x, y, rel_tol=DERIVED_REL_TOL, abs_tol=DERIVED_ABS_TOL):
+                return False
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif x != y or type(x) is not type(y):
+            return False
+    return True
 
 
 def table_problems(table: dict[str, Any]) -> list[str]:
