@@ -49,6 +49,7 @@ def replay(
                                           "another call's stand-in result never answers a call."),
     view: View = typer.Option(View.agent, "--view", help="agent: each episode as the agent saw it; proxy: as an "
                               "MCP proxy sees it (no user words, no replies), what `stretto proxy` can save."),
+    any_app: bool = typer.Option(False, "--any-app", help="Replay sessions of every app, not only the flow's."),
 ) -> None:
     """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
     output_path(json_out, "replay")
@@ -58,6 +59,8 @@ def replay(
                              view=view.value)
     if not episodes:
         raise StrettoError(f"no sessions to replay in {', '.join(map(str, sessions))} (check --sessions and --split)")
+    if not any_app:
+        episodes = _of_the_flows_apps(episodes, flow_apps(model), sessions)
     options = ReplayOptions(theta=theta, policy=policy.value, env=env, weigh=weigh, processes=processes,
                             flow=str(flow), split=None if split == "all" else split,
                             strict_stand_ins=strict_stand_ins, view=view.value)
@@ -65,6 +68,33 @@ def replay(
     typer.echo(render_summary(result))
     save_replay(result, json_out)
     typer.echo(f"wrote {json_out}")
+
+
+def flow_apps(model: object) -> set[str]:
+    """The apps a flow learned from (its sessions' and its manifest's); empty when it does not say."""
+    flow = getattr(model, "flow", None)
+    if flow is None:
+        return set()
+    apps = {app for source in flow.provenance.sources for app in source.apps if app}
+    if flow.manifest.app:
+        apps.add(flow.manifest.app)
+    return apps
+
+
+def _of_the_flows_apps(episodes: list, apps: set[str], sessions: List[Path]) -> list:
+    """Only the episodes of the flow's apps: a flow's lookups in another app's sessions, where tool
+    names happen to match, measure nothing (`--any-app` replays them all)."""
+    if not apps:
+        return episodes
+    kept = [e for e in episodes if e.header.app in apps]
+    skipped = len(episodes) - len(kept)
+    if not kept:
+        raise StrettoError(f"no sessions of the flow's app ({', '.join(sorted(apps))}) in "
+                           f"{', '.join(map(str, sessions))}; --any-app replays other apps' sessions")
+    if skipped:
+        typer.echo(f"replaying the {len(kept)} sessions of the flow's app ({', '.join(sorted(apps))}); skipped "
+                   f"{skipped} of other apps (--any-app replays them too)", err=True)
+    return kept
 
 
 def register(app: typer.Typer) -> None:
