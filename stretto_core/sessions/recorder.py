@@ -23,7 +23,6 @@ cannot be written at close goes to a fallback file in the temp folder, and the l
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import json
 import logging
@@ -37,6 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterable
 
+from stretto_core.sessions.filelock import lock_file, read_at, unlock_file
 from stretto_core.sessions.model import (SESSION_FORMAT_VERSION, Event, LLMTurn, Lookup, SessionHeader, ToolCall,
                                         ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.sessions.files import HASH_CHARS, MAX_NAME_BYTES, SESSION_SUFFIX, encode_line, session_filename
@@ -204,7 +204,7 @@ class SessionRecorder:
             try:
                 while not self._owned and not self._claim(fd):
                     if locked:
-                        fcntl.flock(fd, fcntl.LOCK_UN)
+                        unlock_file(fd)
                         locked = False
                     self._close_fd()
                     fd = self._open()
@@ -214,7 +214,7 @@ class SessionRecorder:
                 self._waiting_bytes = 0
             finally:
                 if locked:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    unlock_file(fd)
         except OSError as exc:
             if not self._failing:
                 log.warning("stretto: cannot write session file %s (%s); keeping the unwritten "
@@ -254,8 +254,7 @@ class SessionRecorder:
     def _lock(self, fd: int) -> bool:
         """Take the file lock; where the file system has none (some NFS), write without it."""
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            return True
+            return lock_file(fd)
         except OSError as exc:
             if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
                 raise
@@ -272,7 +271,7 @@ class SessionRecorder:
         data = b"".join(line.data for line in lines if not (line.is_header and end > 0))
         if not data:
             return
-        if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+        if end > 0 and read_at(fd, 1, end - 1) != b"\n":
             data = b"\n" + data  # end a line torn by a crash, so this one stays whole
         try:
             written = _write(fd, data)
@@ -342,7 +341,7 @@ def _owner(fd: int) -> str | None:
     """The session id a file's header names; None for an empty file, "" when it names none."""
     if os.fstat(fd).st_size == 0:
         return None
-    head = os.pread(fd, HEADER_PEEK_BYTES, 0).split(b"\n", 1)[0]
+    head = read_at(fd, HEADER_PEEK_BYTES, 0).split(b"\n", 1)[0]
     try:
         data = json.loads(head)
     except (ValueError, RecursionError):
