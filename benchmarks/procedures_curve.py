@@ -41,6 +41,7 @@ from procedures_solo import APP, RECORDED_TRAIN, cached_demonstrations, trajecto
 from stretto_core.paths import manifest_path
 from stretto_core.procedures.compile import compile_procedure
 from stretto_core.procedures.episodes import Episode
+from stretto_core.procedures.show import compiled_from
 from stretto_core.procedures.sources import read_sessions, training_episodes
 from stretto_core.procedures.tau2.env import telecom_tasks
 from stretto_core.procedures.tau2.harness import training_task_ids
@@ -73,8 +74,7 @@ def point(curve: str, episodes: list[Episode], test: list[str], cascade: bool) -
     s = summarize(alone, cascaded)
     tasks = {e.task_id for e in episodes}
     return {"curve": curve, "tasks": len(tasks), "sessions": len(episodes),
-            "sources": [f"{x.kind}: {x.sessions} sessions of {x.tasks} tasks ({', '.join(x.agents)})"
-                        for x in procedure.provenance.sources],
+            "compiled_from": compiled_from(procedure),
             "passed": s.passed, "hand_back": s.verdicts.get("hand_back", 0), "missed": s.missed_failures,
             "covered": covered(test, tasks), "cascade_passed": s.cascade_passed,
             "llm_turns_per_ticket": s.llm_turns_per_ticket}
