@@ -67,7 +67,7 @@ class _LineChannel:
                 return None
             text = raw.decode("utf-8", errors="replace")
             if text.strip():
-                return parse_line(text)
+                return parse_line(text, raw)
 
     async def _skip_long_line(self) -> None:
         with contextlib.suppress(Exception):
@@ -158,7 +158,7 @@ class _ThreadedHost:
                 return None
             text = raw.decode("utf-8", errors="replace")
             if text.strip():
-                return parse_line(text)
+                return parse_line(text, raw)
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
