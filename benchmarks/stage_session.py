@@ -52,7 +52,7 @@ else:
     t = clock(); staged = StagedFlow(flow); stage = clock() - t
     for s in fresh:
         t = clock(); staged.add(s); per.append(clock() - t)
-    t = clock(); flow = staged.flow(); refresh = clock() - t
+    t = clock(); flow = staged.flow(shared=True); refresh = clock() - t
 total = clock() - started
 save_flow(flow, out)
 print(json.dumps({"incremental": StagedFlow is not None, "per_session_ms": [1e3 * x for x in per],

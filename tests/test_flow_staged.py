@@ -52,3 +52,12 @@ def test_a_session_staged_into_a_flow_with_a_prior_joins_its_data_not_its_prior(
     prior, data = retail[:2], retail[2:5]
     flow = learn(data[:2], prior=prior, prior_weight=1.0)
     assert stage_session(flow, data[2]).to_json() == learn(data, prior=prior, prior_weight=1.0).to_json()
+
+
+@published_data
+def test_a_shared_flow_is_the_same_flow_written_without_a_copy(retail) -> None:
+    staged = StagedFlow(learn(retail[:2]))
+    staged.add(retail[2])
+    shared = staged.flow(shared=True)
+    assert shared.bindings is staged.bindings
+    assert shared.to_json() == staged.flow().to_json() == learn(retail[:3]).to_json()

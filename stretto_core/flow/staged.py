@@ -51,6 +51,8 @@ class StagedFlow:
         """Sessions counted in since the flow was staged."""
         self._derived: Flow | None = flow if flow.table is not None else None
         """The last flow written (derived), while no session came since."""
+        self._derived_is_own = False
+        """That flow holds counts of its own (not the staged ones)."""
 
     def add(self, session: Session) -> None:
         """Count one session in (a batch learn's counting, at weight one, as data)."""
@@ -86,24 +88,26 @@ class StagedFlow:
         self.sources = _merge_sources(self.sources + [source])
         return next(s for s in self.sources if (s.role, s.weight) == NEW_SESSIONS)
 
-    def flow(self) -> Flow:
-        """The flow of every session counted, derived (a new `Flow`; the staged counts go on)."""
-        if self._derived is not None:
+    def flow(self, *, shared: bool = False) -> Flow:
+        """The flow of every session counted, derived: a new `Flow` the staged counts never change
+        (`shared=True`: one that shares the staged counts, valid until the next `add`, with no
+        copy made: for a caller that writes it out at once, as `flow stage` does)."""
+        if self._derived is not None and (shared or self._derived_is_own):
             return self._derived
-        counts_model = self.counts.to_model()
+        def own(model: Any) -> Any:
+            return model if shared else model.model_copy(deep=True)
         flow = Flow.model_construct(
             stretto_flow=1, provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources]),
-            manifest=self.manifest, features=self.features, counts=counts_model,
-            bindings=self.bindings.model_copy(deep=True), contracts=self.contracts.model_copy(deep=True),
-            intent=self.intent.model_copy(deep=True), thresholds=dict(self.kept["thresholds"]),
-            site_calibration=self.kept["site_calibration"], pinned={})
+            manifest=self.manifest, features=self.features, counts=self.counts.to_model(),
+            bindings=own(self.bindings), contracts=own(self.contracts), intent=own(self.intent),
+            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"], pinned={})
         flow.vocab = vocabulary(self.counts, self.manifest.tools)
         flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
         flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))
         flow.table = compile_table(flow.bindings)
         flow.intent_table = derive_table(flow.intent)
         flow.pinned = _pin_contracts(self.manifest, flow.contracts)
-        self._derived = flow
+        self._derived, self._derived_is_own = flow, not shared
         return flow
 
 
