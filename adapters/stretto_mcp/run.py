@@ -112,14 +112,20 @@ async def open_server(config: ProxyConfig) -> Any:
     return await spawn_server(list(config.command))
 
 
-async def serve(config: ProxyConfig, host: Any = None) -> int:
-    """Run one proxy until the host or the server goes; the exit status."""
+async def serve(config: ProxyConfig, host: Any = None, *, owns_process: bool = False) -> int:
+    """Run one proxy until the host or the server goes; the exit status. `owns_process`: this
+    process does nothing else (`stretto proxy`), so the garbage collector runs between replies,
+    never inside one (`serve/pauses.py`)."""
     from stretto_mcp.channels import open_host_stdio
     from stretto_mcp.listing import Listing
     from stretto_mcp.relay import ExitStatus, Relay, RelayOptions
     from stretto_mcp.served import Served
 
     stretto = build_stretto(config)
+    if owns_process:  # the flow settled; collections between replies, not inside them
+        from stretto_core.serve.pauses import serve_without_pauses
+
+        serve_without_pauses()
     listing = Listing(stretto.flow, reads=config.reads, allow=config.allow, deny=config.deny)
     served = Served(stretto, listing, session_id=config.session_id, task_id=config.task_id, solo=config.solo,
                     labels={"proxy.server": _describe(config), **config.labels})
@@ -168,7 +174,7 @@ def run_proxy(config: ProxyConfig) -> int:
     configure_logging(config.log_level)
     _fast_event_loop()
     try:
-        return asyncio.run(serve(config))
+        return asyncio.run(serve(config, owns_process=True))
     except KeyboardInterrupt:
         return 0
     except Exception:  # noqa: BLE001 - a bug of the proxy: say so, with the traceback, on stderr
