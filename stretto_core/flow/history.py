@@ -178,6 +178,9 @@ class Deployment:
                 raise StrettoError(f"{self.root}: nothing is staged (run `stretto flow stage {self.root}` first)")
             staged_files, base = self.staged_since(entries)
             current = self.version(entries)
+            if entries and entries[-1].command != "stage":
+                raise StrettoError(f"{self.staged}: staged before the latest {entries[-1].command} (version "
+                                   f"{current} is committed now); stage again")
             if base != current:
                 raise StrettoError(f"{self.staged}: staged on version {base}, but version {current} is "
                                    f"committed now; stage again")
