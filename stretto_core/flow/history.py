@@ -160,14 +160,25 @@ class Deployment:
                 return None
             base_flow = self._base_flow(staged_files)
             flow = learned if base_flow is None else merge(base_flow, learned)
-            data = _flow_bytes(flow)
-            write_atomic(self.staged, data)
-            entry = LogEntry(command="stage", at=_now(), version=self.version(entries),
-                             parent=self.version(entries) if not staged_files else base,
-                             sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow),
-                             note=command_note)
-            self._append(entry)
-            return entry
+            return self._staged(flow, new, entries, staged_files, base, command_note)
+
+    def stage_flow(self, flow: Flow, sessions_added: Sequence[str] = (), note: str = "") -> LogEntry:
+        """Stage a flow made elsewhere (an online learner's, a benchmark's) as the next version,
+        naming the session files it added to the committed flow's counts."""
+        with self.locked():
+            entries = self._adopted(self.entries())
+            staged_files, base = self.staged_since(entries)
+            return self._staged(flow, list(sessions_added), entries, staged_files, base, note)
+
+    def _staged(self, flow: Flow, new: list[str], entries: list[LogEntry], staged_files: list[str],
+                base: int | None, note: str) -> LogEntry:
+        data = _flow_bytes(flow)
+        write_atomic(self.staged, data)
+        version = self.version(entries)
+        entry = LogEntry(command="stage", at=_now(), version=version, parent=version if not staged_files else base,
+                         sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow), note=note)
+        self._append(entry)
+        return entry
 
     def commit(self, app: str | None = None) -> LogEntry:
         """Make the staged flow the next committed version; refused when nothing is staged, when
