@@ -53,6 +53,10 @@ class ProxyConfig(BaseModel):
     log_level: str = "INFO"
     trace: Path | None = None
     """Write every message both ways to this file (JSON lines), for debugging."""
+    shadow: bool = False
+    """Decide as when serving and record each would-be lookup, calling and appending nothing."""
+    holdout: float = 0.0
+    """The fraction of sessions, drawn at random, served nothing (recorded as mode `holdout`)."""
 
     @field_validator("reads", "deny", mode="before")
     @classmethod
@@ -64,10 +68,10 @@ class ProxyConfig(BaseModel):
     def _allowed(cls, value: Any) -> list[str] | None:
         return None if value is None else list(check_names("allow", value))
 
-    @field_validator("theta", mode="before")
+    @field_validator("theta", "holdout", mode="before")
     @classmethod
-    def _theta(cls, value: Any) -> float | None:
-        return None if value is None else check_fraction("theta", value)
+    def _fraction(cls, value: Any, info: Any) -> float | None:
+        return None if value is None else check_fraction(info.field_name, value)
 
     @field_validator("per_call", "per_session", mode="before")
     @classmethod
@@ -101,7 +105,7 @@ def build_stretto(config: ProxyConfig) -> Any:
             kwargs[name] = value
     store: Any = config.store if config.record else False
     return Stretto(config.flow, store=store, harness="mcp-proxy", app=config.app, allow=config.allow,
-                   deny=config.deny, **kwargs)
+                   deny=config.deny, shadow=config.shadow, holdout=config.holdout, **kwargs)
 
 
 async def open_server(config: ProxyConfig) -> Any:

@@ -30,7 +30,7 @@ from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.flow import checks
 from stretto_core.flow.site_calibration import SiteCalibration
 from stretto_core.learn.result_fields import FeatureMap
-from stretto_core.sessions.jsonfile import read_json_file, write_text_file
+from stretto_core.sessions.jsonfile import parse_json_bytes, read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
@@ -63,6 +63,8 @@ class FlowSource(_Model):
 class Provenance(_Model):
     stretto: str = STRETTO_VERSION
     sources: list[FlowSource] = Field(default_factory=list)
+    version: int | None = None
+    """The deployment's version number of this flow, stamped by `stretto flow commit`; None: never committed."""
 
 
 class ContractCounts(_Model):
@@ -368,7 +370,17 @@ def load_flow(path: str | Path) -> Flow:
     (`flow/checks.py`), so no edit of a derived part can change what the flow serves.
     """
     p = Path(path)
-    data = read_json_file(p, "flow")
+    return _flow_of(read_json_file(p, "flow"), p)
+
+
+def load_flow_bytes(data: bytes, path: str | Path) -> Flow:
+    """A flow from a file's bytes already read (`path` names it in errors): the same checks as
+    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`)."""
+    p = Path(path)
+    return _flow_of(parse_json_bytes(data, p, "flow"), p)
+
+
+def _flow_of(data: Any, p: Path) -> Flow:
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
     version = data["stretto_flow"]

@@ -8,6 +8,8 @@ written only where it can be (its folder made when missing, never over a folder)
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +27,20 @@ def read_json_file(path: str | Path, what: str) -> Any:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(str(p), f"cannot read the {what}: {exc.strerror or exc}") from exc
+    return parse_json_bytes(data, p, what)
+
+
+def parse_json_bytes(data: bytes, path: str | Path, what: str) -> Any:
+    """The JSON value of a file's bytes already read (so a reader can hash exactly what it parsed)."""
+    p = Path(path)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(str(p), f"the {what} is not UTF-8 text ({exc.reason} at byte {exc.start}; a "
                                  f"binary file, or another encoding such as UTF-16)") from exc
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read the {what}: {exc.strerror or exc}") from exc
     if not text.strip():
         raise InputError(str(p), f"the {what} is empty")
     try:
@@ -57,10 +67,52 @@ def output_path(path: str | Path, what: str = "file") -> Path:
 
 
 def write_text_file(path: str | Path, text: str, what: str = "file") -> Path:
-    """Write a text file (UTF-8) where `output_path` allows; a failure is a StrettoError naming it."""
+    """Write a text file (UTF-8) where `output_path` allows, atomically (`write_atomic`); a failure
+    is a StrettoError naming it."""
     p = output_path(path, what)
     try:
-        p.write_text(text, encoding="utf-8")
+        write_atomic(p, text.encode("utf-8"))
     except OSError as exc:
         raise StrettoError(f"{p}: cannot write the {what}: {exc.strerror or exc}") from exc
     return p
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a reader sees the old file or the new one, never a part:
+    a temp file in the same folder, written and fsynced, renamed over it (then the folder synced).
+    A file that existed keeps its permission bits; a new one is readable by its owner alone."""
+    p = Path(path)
+    try:
+        mode: int | None = os.stat(p).st_mode & 0o777
+    except OSError:
+        mode = None
+    fd, temp = tempfile.mkstemp(prefix="." + p.name + ".", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, p)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    _sync_folder(p.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable (where the platform lets a folder be fsynced)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
