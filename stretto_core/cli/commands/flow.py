@@ -64,4 +64,7 @@ def threshold_command(path: Path = typer.Argument(..., help="A flow file, change
 
 
 def register(app: typer.Typer) -> None:
+    from stretto_core.cli.commands._promote import add_promote
+
+    add_promote(flow_app)
     app.add_typer(flow_app, name="flow")
