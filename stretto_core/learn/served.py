@@ -13,7 +13,9 @@ learn again, round after round) on the train split:
              `holdout=0.1`, and record and shadow sessions) are learned from;
 - `used`     an answered lookup counts as the agent's call only with evidence of use: a value of
              its result (not one it was called with) appears in an argument of a later call of the
-             agent's before its next write; the rest are dropped.
+             agent's before its next write; the rest are dropped;
+- `said`     as `used`, and a value of its result in the agent's own text before its next write
+             counts as evidence too (a read whose answer the agent tells the user).
 
 `DEFAULT_RULE` is the rule the loop benchmark chose (docs/lifecycle.md gives the figures). A
 lookup the agent repeated itself (`ToolResult.repeats`) is never converted: the agent's own call
@@ -32,7 +34,7 @@ from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
 from stretto_core.sessions.values import argument_leaves, index_result, normalize
 
-RULES: tuple[str, ...] = ("drop", "all", "holdout", "used")
+RULES: tuple[str, ...] = ("drop", "all", "holdout", "used", "said")
 DEFAULT_RULE = "used"
 """Chosen by `benchmarks/served_loop.py` on the train split (docs/lifecycle.md)."""
 
@@ -41,6 +43,9 @@ MODE_LABEL = "stretto_mode"
 """Where a header without a `mode` field (session format 2) says how the session was served."""
 MIN_EVIDENCE_CHARS = 3
 """A value shorter than this (`1`, `ok`, `no`) is no evidence that the agent read a result."""
+
+MIN_SAID_CHARS = 4
+"""A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
 
 DEFAULT_PRIOR_SESSIONS = 100.0
 """w0: what other agents' sessions weigh as, in sessions, before any of the agent's own (the paper's 100)."""
@@ -69,7 +74,7 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
         return None
     manifest = session.header.manifest
     keep = {lk.call_id for lk in _shown_lookups(session)
-            if rule == "all" or (manifest is not None and shows_use(session, lk, manifest))}
+            if rule == "all" or (manifest is not None and shows_use(session, lk, manifest, said=rule == "said"))}
     return as_agent_calls(session, keep)
 
 
@@ -87,11 +92,12 @@ def _shown_lookups(session: Session) -> list[Lookup]:
     return [e for e in session.events if isinstance(e, Lookup) and not e.abandoned and e.call_id not in repeated]
 
 
-def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest) -> bool:
+def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest, said: bool = False) -> bool:
     """Whether a value of the lookup's result (one it was not called with) appears in an argument
-    of a later call of the agent's, before its next write."""
+    of a later call of the agent's before its next write (`said`: or in the agent's own text)."""
     index = index_result(lookup.content, lookup.parsed)
     given = {normalize(v) for v in argument_leaves(lookup.arguments)}
+    values = [v for v in index.first_path if len(v) >= MIN_SAID_CHARS and v not in given] if said else []
     after = False
     for event in session.events:
         if event is lookup:
@@ -99,6 +105,10 @@ def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest) -> bool:
             continue
         if not after or not isinstance(event, LLMTurn):
             continue
+        if values and event.text:
+            text = event.text.casefold()
+            if any(v in text for v in values):
+                return True
         for call in event.calls:
             for leaf in argument_leaves(call.arguments):
                 key = normalize(leaf)
