@@ -15,7 +15,7 @@ the reference in both; writes every number to --json. Decisions are made on `--s
 (the default); `--split test` reports.
 
 Record replay only: serving in the real τ² environment re-runs each call in a fresh environment
-per episode, too slow for this machine's two shared cores at 6 rules × 5 rounds (docs/lifecycle.md).
+per episode, too slow for this machine's two shared cores at 6 rules × 5 rounds (docs/promotion.md).
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def main() -> None:
     started = time.process_time()
     rules = args.rules.split(",")
     out: list[dict] = []
-    summary: dict[str, dict[str, int]] = {r: {"stable": 0, "deployments": 0} for r in rules}
+    summary: dict[str, dict[str, int]] = {r: {"stable": 0, "deployments": 0, "saved": 0, "detours": 0}
+                                          for r in [REFERENCE, *rules]}
     for app in args.apps.split(","):
         for name, sessions in deployments(app, args.split, args.cache, args.most).items():
             if len(sessions) < args.rounds + 1:
@@ -78,6 +79,8 @@ def main() -> None:
                 cells = [f"{s.saved_share:.1%} · {s.detours_per_episode:.2f}" for s in scores]
                 saved, detours = sum(s.saved for s in scores), sum(s.detours for s in scores)
                 stable = all(close(s.saved, r.saved) and close(s.detours, r.detours) for s, r in zip(scores, ref))
+                summary[rule]["saved"] += saved
+                summary[rule]["detours"] += detours
                 if rule != REFERENCE:
                     summary[rule]["deployments"] += 1
                     summary[rule]["stable"] += int(stable)
@@ -86,9 +89,18 @@ def main() -> None:
                 out.append({"app": app, "deployment": name, "rule": rule, "split": args.split,
                             "rounds": [s.as_dict() for s in scores], "saved": saved, "detours": detours,
                             "stable": stable if rule != REFERENCE else None})
-    print("\n| rule | deployments where every round is within 10% of the reference |\n|---|---|")
+    ref = summary[REFERENCE]
+    print("\n| rule | saved, all rounds | vs reference | detours | vs reference | deployments with every round within 10% |"
+          "\n|---|---|---|---|---|---|")
     for rule, s in summary.items():
-        print(f"| {rule} | {s['stable']} of {s['deployments']} |")
+        ds = (s["saved"] - ref["saved"]) / ref["saved"] if ref["saved"] else 0.0
+        dd = (s["detours"] - ref["detours"]) / ref["detours"] if ref["detours"] else 0.0
+        stable = "-" if rule == REFERENCE else f"{s['stable']} of {s['deployments']}"
+        print(f"| {rule} | {s['saved']} | {ds:+.1%} | {s['detours']} | {dd:+.1%} | {stable} |")
+    chosen = min(rules, key=lambda r: max(abs(summary[r]["saved"] / max(ref["saved"], 1) - 1),
+                                          abs(summary[r]["detours"] / max(ref["detours"], 1) - 1)))
+    print(f"\nclosest to the reference in both (the larger of the two gaps): {chosen}"
+          + ("" if args.split == "train" else " (test split: reported, not chosen by)"))
     print(f"\n{time.process_time() - started:.0f} s CPU")
     if args.json is not None:
         args.json.write_text(json.dumps({"split": args.split, "rounds": args.rounds, "theta": args.theta,

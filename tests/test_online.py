@@ -36,3 +36,19 @@ def test_with_a_prior_whose_weight_falls_the_staged_flow_equals_the_batch_learn_
         assert staged.prior_weight() == w
         assert staged.flow().to_json() == learn(seen, MANIFEST, prior=others, prior_weight=w).to_json()
     assert staged.prior_weight() == pytest.approx(100 * 5 / 25)
+
+
+def test_staging_served_sessions_counts_them_as_the_rule_teaches_and_remembers_the_recorded_ones(sessions) -> None:
+    from stretto_core.evaluate.served_loop import serve_batch
+    from stretto_core.flow.online import count_taught
+    from stretto_core.learn.served import teaching_sessions
+    from stretto_core.sessions.fingerprint import session_fingerprint
+
+    served, _ = serve_batch(learn(sessions[:10], MANIFEST), sessions[10:20])
+    for rule in ("drop", "said"):
+        counted = count_taught(served, MANIFEST, rule)
+        assert counted is not None
+        batch = learn(list(teaching_sessions(served, rule)), MANIFEST)
+        assert counted.derive().counts == batch.counts
+        assert counted.provenance.learned == sorted(session_fingerprint(s) for s in served)
+    assert count_taught([s for s in served if any(e.kind == "lookup" for e in s.events)], MANIFEST, "holdout") is None

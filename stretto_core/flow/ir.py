@@ -232,8 +232,9 @@ class SessionCounter:
         self.apps: set[str] = set()
         self.learned: set[str] = set()
 
-    def add(self, s: Session) -> None:
-        """Count one session."""
+    def add(self, s: Session, fingerprint: str | None = None) -> None:
+        """Count one session (`fingerprint`: the recorded session's, where `s` is a view of it,
+        `learn/served.py`)."""
         symbols, actions = session_symbols(s, self.features)
         self.counts.add(symbols, actions, self.manifest.is_write, self.weight)
         add_session(self.bindings, s, self.manifest, self.weight, self.constants, self.binding_options)
@@ -245,7 +246,7 @@ class SessionCounter:
         self.agents.add(s.header.agent_model or "unknown")
         self.harnesses.add(s.header.harness)
         self.apps.add(s.header.app or "unknown")
-        self.learned.add(session_fingerprint(s))
+        self.learned.add(fingerprint or session_fingerprint(s))
 
     def flow(self) -> Flow:
         """The sessions counted so far, as an underived flow."""

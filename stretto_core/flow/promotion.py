@@ -35,7 +35,7 @@ BARS: tuple[str, ...] = ("posterior", "strict")
 
 DEFAULT_PRIOR_WEIGHT = 10.0
 """How many would-be lookups the flow's own score weighs as, under the posterior bar (chosen on
-the train split: `benchmarks/promotion_table.py --choose-prior`, docs/lifecycle.md)."""
+the train split: `benchmarks/promotion_table.py --choose-prior`, docs/promotion.md)."""
 
 STRICT_USED = 0.7
 STRICT_WILSON = 0.5
