@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.private import private_dir, write_private_text
 
 
 def _refuse_constant(name: str) -> Any:
@@ -50,17 +51,18 @@ def output_path(path: str | Path, what: str = "file") -> Path:
     if p.is_dir():
         raise StrettoError(f"{p}: is a folder; give the {what}'s file name")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(p.parent)
     except OSError as exc:
         raise StrettoError(f"{p}: cannot make its folder for the {what}: {exc.strerror or exc}") from exc
     return p
 
 
 def write_text_file(path: str | Path, text: str, what: str = "file") -> Path:
-    """Write a text file (UTF-8) where `output_path` allows; a failure is a StrettoError naming it."""
+    """Write a text file (UTF-8) where `output_path` allows, atomically, 0600 or the mode of the
+    file it replaces (`private.py`); a failure is a StrettoError naming it."""
     p = output_path(path, what)
     try:
-        p.write_text(text, encoding="utf-8")
+        write_private_text(p, text)
     except OSError as exc:
         raise StrettoError(f"{p}: cannot write the {what}: {exc.strerror or exc}") from exc
     return p
