@@ -136,7 +136,7 @@ async def serve(config: ProxyConfig, host: Any = None, *, owns_process: bool = F
     try:
         server = await open_server(config)
     except Exception as exc:  # noqa: BLE001 - a server that cannot start is reported, not raised
-        what = config.upstream or " ".join(config.command)
+        what = _describe(config)
         log.error("stretto proxy: cannot start the server %s: %s", what, exc)
         return int(ExitStatus.SERVER_GONE)
     if host is None:
@@ -144,7 +144,9 @@ async def serve(config: ProxyConfig, host: Any = None, *, owns_process: bool = F
     if config.trace is not None:
         from stretto_mcp.channels import Traced
 
-        trace = open(config.trace, "a", encoding="utf-8")
+        from stretto_core.private import append_private
+
+        trace = append_private(config.trace)
         host, server = Traced(host, trace), Traced(server, trace)
     relay = Relay(host, server, served, RelayOptions(server_timeout=config.server_timeout))
     loop = asyncio.get_running_loop()
@@ -160,13 +162,19 @@ async def serve(config: ProxyConfig, host: Any = None, *, owns_process: bool = F
 
 
 def _describe(config: ProxyConfig) -> str:
-    return config.upstream or " ".join(config.command)[:200]
+    """The server as the header and the log name it: its URL or command, credentials redacted."""
+    from stretto_core.sessions.credentials import redact_command, redact_text
+
+    return redact_text(config.upstream) if config.upstream else " ".join(redact_command(config.command))[:200]
 
 
 def configure_logging(level: str) -> None:
     """stretto's loggers (the proxy's and the core's) print plain lines to stderr."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
+    from stretto_core.sessions.credentials import RedactingFilter
+
+    handler.addFilter(RedactingFilter())
     logger = logging.getLogger("stretto")
     logger.handlers[:] = [handler]
     logger.setLevel(getattr(logging, level.upper(), logging.INFO))
