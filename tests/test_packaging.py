@@ -102,3 +102,15 @@ def test_the_core_install_needs_no_numeric_stack_and_the_test_install_has_it():
     assert any(d.startswith("numpy") for d in extras["features"])
     assert {"numpy", "matplotlib"} <= {d.split(">")[0] for d in extras["bench"]}
     assert "stretto[bench,features]" in extras["test"]
+
+
+def test_json_dash_writes_the_verbs_json_alone_to_stdout(tmp_path, capfd):
+    import json
+
+    runs = REPO / "tests" / "fixtures" / "data" / "tau2" / "trajectories"
+    assert main(["ingest", "tau2", str(runs), "--out", str(tmp_path / "sessions"), "--json", "-"]) == 0
+    out, err = capfd.readouterr()
+    summary = json.loads(out)  # stdout is the JSON and nothing else
+    assert summary and "wrote" not in out and err  # the human summary went to stderr
+    assert main(["ceiling", str(tmp_path / "sessions"), "--json=-"]) == 0
+    assert json.loads(capfd.readouterr().out)

@@ -4,7 +4,8 @@ Verbs load only when they run (`verbs.VERBS` names them for `--help`), so the CL
 Each command module exposes `register(app)`. Errors that users can fix are `StrettoError`s and
 print as one line naming what and where, never a traceback.
 
-`stretto --version` prints the version; `stretto --show-completion [bash|zsh|fish]` prints the
+`--json -` writes a verb's JSON to stdout (its table and messages go to stderr then), for
+every verb with a `--json FILE` option. `stretto --version` prints the version; `stretto --show-completion [bash|zsh|fish]` prints the
 shell's completion script (click's), which completes verbs and each verb's options, loading a
 verb only when its options are asked for.
 """
@@ -134,6 +135,44 @@ def main(argv: list[str] | None = None) -> int:
     if module is None:
         print(f"stretto: no verb {args[0]!r}; the verbs are {', '.join(sorted(VERBS))}", file=sys.stderr)
         return 2
+    if json_to_stdout(args) is not None:
+        return run_json_to_stdout(module, args)
+    return run_verb(module, args)
+
+
+def json_to_stdout(args: list[str]) -> int | None:
+    """Where `--json -` (or `--json=-`) is among the arguments; None when it is not."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return None
+        if arg == "--json=-" or (arg == "--json" and i + 1 < len(args) and args[i + 1] == "-"):
+            return i
+    return None
+
+
+def run_json_to_stdout(module: str, args: list[str]) -> int:
+    """Run a verb with `--json -`: its JSON goes to a private temporary file, everything it prints
+    to stderr, then the JSON alone to stdout (so `stretto replay ... --json - | jq` works)."""
+    import contextlib
+    import tempfile
+    from pathlib import Path
+
+    at = json_to_stdout(args)
+    assert at is not None
+    with tempfile.TemporaryDirectory(prefix="stretto-json-") as folder:
+        target = str(Path(folder) / "out.json")
+        given = args[:at] + ["--json", target] + args[at + (1 if args[at] == "--json=-" else 2):]
+        with contextlib.redirect_stdout(sys.stderr):
+            code = run_verb(module, given)
+        if code == 0 and os.path.exists(target):
+            text = Path(target).read_text(encoding="utf-8")
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            sys.stdout.flush()
+    return code
+
+
+def run_verb(module: str, args: list[str]) -> int:
+    """Run one verb's command module with `args` (the verb first); its exit code."""
     try:
         code = verb_app(module)(args=args, prog_name="stretto", standalone_mode=False)
     except StrettoError as exc:
