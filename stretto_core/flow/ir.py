@@ -37,12 +37,14 @@ from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
 from stretto_core.progress import track
+from stretto_core.version import __version__
 
 FLOW_FORMAT_VERSION = 2
 """Version 2 adds `promotion` and `provenance.learned` (docs/formats.md); a version 1 file is a
 version 2 file without them, and is read as one."""
 READABLE_FLOW_VERSIONS = (1, 2)
-STRETTO_VERSION = "0.1.0"
+STRETTO_VERSION = __version__
+"""The version a flow records it was learned by (`provenance.stretto`)."""
 
 REQUIRED_SHARE = 0.9
 """An argument passed in at least this share of a tool's calls is required (paper App. D)."""
@@ -297,9 +299,12 @@ def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
         if body_weight is not None and not (math.isfinite(body_weight) and body_weight >= 0):
             raise StrettoError(f"a prior's weight must be a finite number ≥ 0, not {body_weight}")
     man = manifest_of_sessions(every, manifest)
-    from stretto_core.learn.features import learn_feature_map
+    if features is True:
+        from stretto_core.learn.features import learn_feature_map
 
-    fmap = learn_feature_map(every) if features is True else (features or None)
+        fmap = learn_feature_map(every)
+    else:
+        fmap = features or None
     flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
     for body, body_weight in bodies:
         weight = 1.0 if body_weight is None else body_weight / len(body)
