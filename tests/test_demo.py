@@ -16,7 +16,7 @@ from stretto_core.serve.results import fenced_appendix, new_fence, split_appendi
 from stretto_core.sessions.model import Lookup
 from stretto_core.sessions.store import load_sessions
 
-SDK_MODULES = ("agents", "stretto_openai_agents", "stretto_core.demo.openai_agents")
+SDK_MODULES = ("agents", "stretto_openai_agents", "stretto_openai_agents.demo")
 
 
 def sdk_harness():
@@ -30,8 +30,7 @@ def without_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make every import of the SDK (and of what imports it) fail, as on a machine without it."""
     for name in [m for m in sys.modules if m.split(".")[0] in ("agents", "stretto_openai_agents")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.delitem(sys.modules, "stretto_core.demo.openai_agents", raising=False)
-    monkeypatch.setitem(sys.modules, "agents", None)
+        monkeypatch.setitem(sys.modules, "agents", None)
 
 
 @pytest.mark.parametrize("name", ["builtin", "openai-agents"])

@@ -78,7 +78,7 @@ class _LineChannel:
                 return None
             text = raw.decode("utf-8", errors="replace")
             if text.strip():
-                return parse_line(text)
+                return parse_line(text, raw)
 
     async def _skip_long_line(self, consumed: int) -> Malformed:
         """Read past a line over the limit, keeping its two ends (for its id), never the whole;
@@ -186,7 +186,7 @@ class _ThreadedHost:
                 return await asyncio.to_thread(self._skip_long_line, raw)
             text = raw.decode("utf-8", errors="replace")
             if text.strip():
-                return parse_line(text)
+                return parse_line(text, raw)
 
     def _skip_long_line(self, head: bytes) -> Malformed:
         tail = head[-END_BYTES:]

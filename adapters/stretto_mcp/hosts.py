@@ -147,15 +147,18 @@ def plan(host: str, name: str, command: list[str], *, scope: str = "project", en
 
 
 def write_plan(p: Plan) -> Path:
-    """Write the planned config in place, through a symlink to the file it names, keeping the
-    file's mode for it and for a copy of the old file beside it (`.bak`). New files are 0600."""
+    """Write the planned config in place, through a symlink to the file it names: a config that
+    is new is made 0600 (it may hold a server's environment), one rewritten keeps its mode, and the
+    copy of the old file beside it (`.bak`) is 0600 (`stretto_core.private`)."""
+    from stretto_core.private import FILE_MODE
+
     target = Path(os.path.realpath(p.path))
     target.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(p.after, indent=2, allow_nan=False) + "\n"
-    mode = 0o600
+    mode = FILE_MODE
     if target.exists():
         mode = os.stat(target).st_mode & 0o7777
-        _write_with_mode(target.with_name(target.name + ".bak"), target.read_bytes(), mode)
+        _write_with_mode(target.with_name(target.name + ".bak"), target.read_bytes(), FILE_MODE)
     tmp = target.with_name(target.name + ".tmp")
     _write_with_mode(tmp, text.encode("utf-8"), mode)
     os.replace(tmp, target)

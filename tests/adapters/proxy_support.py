@@ -185,6 +185,8 @@ class ToyServer:
 
 
 def _text(value: Any) -> dict[str, Any]:
+    if os.environ.get("TOY_CUT_EMOJI") and isinstance(value, dict):  # what JSON.stringify writes for a cut emoji
+        value = {**value, "note": "half an emoji: \ud83d"}
     return {"content": [{"type": "text", "text": json.dumps(value)}], "isError": False}
 
 
