@@ -16,7 +16,6 @@ version whole or the other, never a part. A lock file serializes the writers of 
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -28,6 +27,7 @@ from typing import Callable, Iterator, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from stretto_core.sessions.filelock import lock_file, unlock_file
 from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
 from stretto_core.sessions.jsonfile import write_atomic
@@ -128,8 +128,12 @@ class Deployment:
         self.history.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.history / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            locked = lock_file(fd)  # a portable lock (`sessions/filelock.py`)
+            try:
+                yield
+            finally:
+                if locked:
+                    unlock_file(fd)
         finally:
             os.close(fd)
 
