@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -181,7 +182,9 @@ class ClaudeHooks(dict):
 
     # -- the work ------------------------------------------------------------------------------
     async def _session(self, data: Any) -> _Session:
-        claude_id = str(data.get("session_id") or "unknown")
+        claude_id = str(data.get("session_id") or "")
+        if not claude_id:  # no session id: never share another conversation's session
+            claude_id = f"unknown-{uuid.uuid4().hex[:12]}"
         key = claude_id if not data.get("agent_id") else f"{claude_id}.{data['agent_id']}"
         known = self._state.get(key)
         if known is not None:

@@ -148,7 +148,7 @@ class StrettoFastMCPMiddleware(Middleware):
 
     # -- the parts -------------------------------------------------------------------------
     def _served(self, ctx: Any) -> Served:
-        key = self.session_key(ctx) or "default"
+        key = self.session_key(ctx) or f"anonymous-{next(self._ids)}"  # no key: never share another's session
         served = self.sessions.get(key)
         if served is None:
             listing = Listing(self.stretto.flow, **self._listing_options)

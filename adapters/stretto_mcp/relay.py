@@ -157,7 +157,8 @@ class Relay(OwnRequests):
     async def _host_malformed(self, bad: Malformed) -> None:
         self.malformed += 1
         log.error("stretto proxy: the host sent a message that is not JSON-RPC (%s): %s", bad.reason, bad.excerpt())
-        if bad.message_id is not None or bad.reason.startswith("not JSON") or bad.too_long == "request":
+        if bad.message_id is not None or bad.reason.startswith(("not JSON", "a JSON ")) or bad.too_long == "request":
+            # a batch or any other non-object has no id to answer: the error's id is null (JSON-RPC 2.0 §5)
             code = PARSE_ERROR if bad.reason.startswith("not JSON") else INVALID_REQUEST
             await self._to_host(error_response(bad.message_id, code, f"stretto proxy: {bad.reason}"))
 

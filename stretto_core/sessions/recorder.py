@@ -302,8 +302,18 @@ class SessionRecorder:
     def _open(self) -> int:
         if self._fd is None:
             private_dir(self.path.parent)
-            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-            self._fd = open_private(self.path, flags)
+            flags = (os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+                     | getattr(os, "O_NOFOLLOW", 0))  # a link planted at the session's name is not followed
+            try:
+                self._fd = open_private(self.path, flags)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP or self._moved:
+                    raise
+                planted, self._moved = self.path, True
+                self.path = self.path.with_name(_own_name(self.path, f"{self.header.session_id}:{os.urandom(8).hex()}"))
+                log.warning("stretto: %s is a symbolic link; not following it, recording to %s instead",
+                            planted, self.path)
+                self._fd = open_private(self.path, flags)
         return self._fd
 
     def _claim(self, fd: int) -> bool:

@@ -33,9 +33,20 @@ def merge_command(a: Path = typer.Argument(...), b: Path = typer.Argument(...),
     if not (math.isfinite(weight) and weight > 0):
         raise StrettoError(f"--weight must be a finite number above 0, not {weight}")
     output_path(out, "flow")
-    merged = merge(load_flow(a), load_flow(b), weight)
+    first, second = load_flow(a), load_flow(b)
+    apps_a, apps_b = _apps(first), _apps(second)
+    if apps_a and apps_b and apps_a != apps_b:
+        typer.echo(f"note: {a} is a flow of {', '.join(sorted(apps_a))} and {b} of {', '.join(sorted(apps_b))}: "
+                   "the merged flow serves both apps' tools as one app", err=True)
+    merged = merge(first, second, weight)
     save_flow(merged, out)
     typer.echo(f"wrote {out}")
+
+
+def _apps(flow: Flow) -> set[str]:
+    """The apps a flow learned from (its sessions' and its manifest's)."""
+    apps = {app for source in flow.provenance.sources for app in source.apps if app}
+    return apps | ({flow.manifest.app} if flow.manifest.app else set())
 
 
 @flow_app.command("diff")
