@@ -37,6 +37,7 @@ from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, 
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
 from stretto_core.sessions.state import ToolState
 from stretto_core.serve.results import fenced_appendix, new_fence
+from stretto_core.serve.workers import Cooldowns
 
 if TYPE_CHECKING:
     from stretto_core.serve.lookups import Limits
@@ -101,6 +102,8 @@ class Engine:
         self.model = model
         self.config = config or EngineConfig()
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
+        self.cooldowns = Cooldowns()
+        """Tools whose lookups timed out, not looked up by any session for a while (`serve/workers.py`)."""
         self._warned = False
         self._by_mode: dict[bool, FlowModel] = {}
 
@@ -173,6 +176,8 @@ class EngineSession:
     """No user speaks in this session (the agent operates the phone itself)."""
     model: FlowModel = field(init=False)
     """What this session decides with: the engine's model for the session's mode."""
+    _cooling_noted: set[str] = field(default_factory=set)
+    """Tools cooling down whose `cooldown` refusal this session recorded already."""
 
     def __post_init__(self) -> None:
         self.model = self.engine.model_for(self.solo)
@@ -256,7 +261,8 @@ class EngineSession:
             self.engine.warn_no_authority()
             return None
         started = time.perf_counter()
-        decision = decide(self.model, self.guard, self.state, self.history, self.site,
+        guard = self._cooled_guard()
+        decision = decide(self.model, guard, self.state, self.history, self.site,
                           cfg.theta, cfg.policy, self.chain)
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
@@ -264,6 +270,30 @@ class EngineSession:
         if decision is not None and not self.guard.permits(decision.tool):
             return None  # defence in depth: the speculator filters by the guard already
         return decision
+
+    def _cooled_guard(self) -> Any:
+        """The guard, less the tools cooling down after a lookup timed out; the first time this
+        session would have looked one up, a `cooldown` refusal says so."""
+        cooling = self.engine.cooldowns.cooling()
+        if not cooling:
+            return self.guard
+        cfg = self.engine.config
+        if self.note_refusals and not cooling <= self._cooling_noted:
+            wanted = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy,
+                            self.chain)
+            if wanted is not None and wanted.tool in cooling and wanted.tool not in self._cooling_noted:
+                self._cooling_noted.add(wanted.tool)
+                left = self.engine.cooldowns.left(wanted.tool)
+                self.refusals.append(Refusal(tool=wanted.tool, reason="cooldown", detail=(
+                    f"a lookup of {wanted.tool} timed out: no lookup of it for {left:.0f} s more")))
+        return _CoolingGuard(self.guard, cooling)
+
+    def cool_down(self, tool: str) -> None:
+        """A lookup of `tool` timed out: no session of this engine looks it up for a while."""
+        seconds = self.engine.cooldowns.timed_out(tool)
+        self._cooling_noted.add(tool)
+        self.note_refusal(Refusal(tool=tool, reason="cooldown", detail=(
+            f"a lookup of {tool} timed out: no lookup of it for {seconds:.0f} s")))
 
     def note_cut(self, reason: RefusalReason, detail: str) -> None:
         """A budget stops the lookups here: note the one the flow would have made next, if any."""
@@ -346,3 +376,21 @@ def appendix(lookups: Sequence[Lookup]) -> str:
         mark = " (error)" if lk.error else ""
         parts.append(f"\n{lk.tool} {args}{mark}:\n{lk.content}")
     return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class _CoolingGuard:
+    """A session's guard that also refuses the tools cooling down (`Cooldowns`)."""
+
+    guard: Guard
+    cooling: frozenset[str]
+
+    @property
+    def live_manifest(self) -> ToolManifest | None:
+        return self.guard.live_manifest
+
+    def permits(self, tool: str) -> bool:
+        return tool not in self.cooling and self.guard.permits(tool)
+
+    def why_not(self, tool: str) -> str:
+        return f"{tool} is cooling down after a lookup timed out" if tool in self.cooling else self.guard.why_not(tool)
