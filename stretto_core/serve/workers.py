@@ -124,6 +124,12 @@ def start_coroutine(make: Callable[[], Awaitable[T]]) -> "concurrent.futures.Fut
     return start(_run_coroutine, make)
 
 
+async def in_worker(make: Callable[[], Awaitable[T]]) -> T:
+    """Await `make()` run by `start_coroutine`; a cancel of the caller ends the wait at once (the
+    worker's loop runs on, unwaited)."""
+    return await asyncio.wrap_future(start_coroutine(make))
+
+
 def wait(future: "concurrent.futures.Future[T]", timeout: float) -> T:
     """The outcome of a `start`ed call within `timeout` s; `TimeoutError` after, the call left to run."""
     try:
