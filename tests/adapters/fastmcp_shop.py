@@ -10,7 +10,9 @@ the tools serve is appended to LOG as one JSON line, so a test sees what stretto
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 from typing import Any
 
 from fastmcp import FastMCP
@@ -31,7 +33,8 @@ def served(tool: str, **args: Any) -> None:
 
 
 def build(flow: str | None, store: str | None) -> FastMCP:
-    shop = FastMCP("toy-shop", middleware=[StrettoMiddleware(flow, store=store, theta=0.3)])
+    limits = {"lookup_timeout": 0.3, "call_budget": 0.6} if os.environ.get("TOY_CUSTOMER_HANGS") else {}
+    shop = FastMCP("toy-shop", middleware=[StrettoMiddleware(flow, store=store, theta=0.3, **limits)])
 
     @shop.tool(annotations=READ, output_schema=None)
     def get_order(order_id: str) -> str:
@@ -42,6 +45,8 @@ def build(flow: str | None, store: str | None) -> FastMCP:
     def get_customer(customer_id: str) -> str:
         """A customer by id."""
         served("get_customer", customer_id=customer_id)
+        if os.environ.get("TOY_CUSTOMER_HANGS"):
+            threading.Event().wait()  # a sync tool that never returns
         return json.dumps(CUSTOMERS.get(customer_id, {"error": "no such customer"}))
 
     shop.tool(get_customer, annotations=READ, output_schema=None)
