@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 from fastmcp import FastMCP
@@ -54,6 +55,13 @@ def build(flow: str | None, store: str | None) -> FastMCP:
         served("get_customer", customer_id=customer_id)
         if os.environ.get("TOY_CUSTOMER_HANGS"):
             threading.Event().wait()  # a sync tool that never returns
+        misbehaviour = os.environ.get("TOY_CUSTOMER")  # slow | raise | garbage
+        if misbehaviour == "slow":
+            time.sleep(0.2)
+        if misbehaviour == "raise":
+            raise RuntimeError("the customer service is down")
+        if misbehaviour == "garbage":
+            return object()  # type: ignore[return-value]  # nothing FastMCP can serialize
         return cut(CUSTOMERS.get(customer_id, {"error": "no such customer"}))
 
     shop.tool(get_customer, annotations=READ, output_schema=None)
