@@ -102,7 +102,7 @@ def test_a_file_is_named_by_its_session_id_and_holds_the_header_on_its_first_lin
         rec.user("hi")
     assert rec.path == tmp_path / session_filename("a/b c")
     first = json.loads(rec.path.read_text().splitlines()[0])
-    assert first["stretto_session"] == 2 and first["session_id"] == "a/b c"
+    assert first["stretto_session"] == 3 and first["session_id"] == "a/b c"
 
 
 def test_with_flush_lines_one_each_event_is_on_disk_as_soon_as_it_is_recorded(tmp_path: Path) -> None:

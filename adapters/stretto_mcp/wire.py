@@ -29,12 +29,14 @@ SERVER_GONE = -32000
 class Malformed:
     """A line that is not a JSON-RPC message, kept with why, for the log and the error reply."""
 
-    __slots__ = ("line", "reason", "message_id")
+    __slots__ = ("line", "reason", "message_id", "too_long")
 
     def __init__(self, line: str, reason: str, message_id: Any = None) -> None:
         self.line = line
         self.reason = reason
         self.message_id = message_id
+        self.too_long: str | None = None
+        """For a message over the line limit: `"request"` or `"answer"`, as its head shows."""
 
     def excerpt(self, limit: int = 120) -> str:
         text = self.line.strip()

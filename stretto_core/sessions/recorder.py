@@ -51,6 +51,7 @@ from stretto_core.sessions.model import (SESSION_FORMAT_VERSION, Event, LLMTurn,
                                         ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.sessions.files import HASH_CHARS, MAX_NAME_BYTES, SESSION_SUFFIX, encode_line, session_filename
 from stretto_core.sessions.flusher import FLUSHER
+from stretto_core.private import open_private, private_dir
 
 log = logging.getLogger("stretto.recorder")
 
@@ -300,9 +301,9 @@ class SessionRecorder:
 
     def _open(self) -> int:
         if self._fd is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-            self._fd = os.open(self.path, flags, 0o644)
+            self._fd = open_private(self.path, flags)
         return self._fd
 
     def _claim(self, fd: int) -> bool:
@@ -362,7 +363,7 @@ class SessionRecorder:
         """Write the header and every waiting event to a fresh file in the fallback folder."""
         lines = [line.data for line in self._backlog if not line.is_header]
         try:
-            self.fallback_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(self.fallback_dir)
             fd, name = tempfile.mkstemp(prefix=self.path.stem + ".", suffix=".jsonl",
                                         dir=self.fallback_dir)
             with os.fdopen(fd, "wb") as fh:

@@ -20,7 +20,7 @@ from fastmcp import FastMCP
 from mcp_types import ToolAnnotations
 
 from proxy_support import CUSTOMERS, ORDERS
-from stretto_mcp.fastmcp_middleware import StrettoMiddleware
+from stretto_mcp import StrettoFastMCPMiddleware
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True)
@@ -42,7 +42,7 @@ def cut(value: dict[str, Any]) -> str:
 
 def build(flow: str | None, store: str | None) -> FastMCP:
     limits = {"lookup_timeout": 0.3, "call_budget": 0.6} if os.environ.get("TOY_CUSTOMER_HANGS") else {}
-    shop = FastMCP("toy-shop", middleware=[StrettoMiddleware(flow, store=store, theta=0.3, **limits)])
+    shop = FastMCP("toy-shop", middleware=[StrettoFastMCPMiddleware(flow, store=store, theta=0.3, **limits)])
 
     @shop.tool(annotations=READ, output_schema=None)
     def get_order(order_id: str) -> str:
