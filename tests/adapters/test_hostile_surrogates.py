@@ -124,3 +124,11 @@ def test_fastmcp_middleware(tmp_path: Path) -> None:
     first, appended = anyio.run(run)
     assert json.loads(first)["note"] == CUT and "get_customer" in appended
     held_by(recorded(tmp_path / "s"))
+
+
+def test_a_result_text_holding_a_raw_lone_surrogate_parses_as_json() -> None:
+    from stretto_core.sessions.jsonline import loads
+    from stretto_core.sessions.model import parse_json_content
+
+    text = json.dumps({"note": CUT}, ensure_ascii=False)  # the raw character, as result_text writes it
+    assert loads(text) == {"note": CUT} and parse_json_content(text) == {"note": CUT}
