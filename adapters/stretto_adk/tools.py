@@ -9,15 +9,14 @@ Calling. A lookup runs the sibling tool the agent itself has at this step (ADK's
 the step's tools, else `agent.canonical_tools(...)`) through `tool.run_async(args=...,
 tool_context=...)`, with a tool context of its own (its own call id and actions), so nothing a
 lookup does can leak into the agent's call. A tool that asks for the user's confirmation, or
-runs long, is never called for a lookup. A sync function tool runs in a worker thread, so one
-that hangs is abandoned at stretto's timeout instead of blocking the event loop.
+runs long, is never called for a lookup. A sync function tool runs on a daemon thread of
+stretto's own (`serve/workers.py`), so one that hangs is abandoned at stretto's timeout instead of
+blocking the event loop, and never keeps the process alive.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextvars
 import inspect
 import logging
 import uuid
@@ -25,6 +24,7 @@ from typing import Any, Iterable
 
 from stretto_core import ToolManifest, manifest_from_mcp_tools
 from stretto_core.sessions.renamed import renamed_field
+from stretto_core.serve.workers import in_worker
 
 from stretto_adk.convert import error_message
 
@@ -32,16 +32,6 @@ log = logging.getLogger("stretto.adk")
 
 AUTHORITY_TIMEOUT = 10.0
 """Seconds stretto waits for the agents' tools to resolve (an MCP `tools/list`) at a session's start."""
-
-_POOL: concurrent.futures.ThreadPoolExecutor | None = None
-
-
-def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="stretto-adk")
-    return _POOL
-
 
 def mcp_manifest(tools: Iterable[Any]) -> ToolManifest:
     """What MCP annotations say of these ADK tools, under the names the model sees them by."""
@@ -145,11 +135,8 @@ class LookupCaller:
         context = ToolContext(self._invocation, function_call_id=f"stretto-{uuid.uuid4().hex[:12]}")
         if await tool.check_require_confirmation(args, context):
             return f"Error: {name} asks for the user's confirmation, so stretto does not call it", True
-        if _is_sync(tool):
-            snapshot = contextvars.copy_context()
-            loop = asyncio.get_running_loop()
-            value = await loop.run_in_executor(
-                _pool(), lambda: snapshot.run(asyncio.run, tool.run_async(args=args, tool_context=context)))
+        if _is_sync(tool):  # on a daemon thread of stretto's own, in a loop of its own (serve/workers.py)
+            value = await in_worker(lambda: tool.run_async(args=args, tool_context=context))
         else:
             value = await tool.run_async(args=args, tool_context=context)
         message = error_message(value)

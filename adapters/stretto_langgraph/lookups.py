@@ -4,6 +4,7 @@ A lookup is the agent's own tool call request with another tool and call in it: 
 runtime, store, context and config, sent down the same handler (so the tool node's injection,
 validation and error handling apply to it as to the agent's call). It gets its own call id,
 which never reaches the agent's messages: only its text does, inside the agent's result.
+A lookup of a sync tool runs on a daemon thread of stretto's own, never the agent's (`is_sync_tool`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from langgraph.prebuilt.tool_node import ToolCallRequest, ToolRuntime
 
+from stretto_core.serve.workers import in_worker
 from stretto_langgraph.messages import tool_outcome
 
 AsyncHandler = Callable[[ToolCallRequest], Awaitable[Any]]
@@ -49,12 +51,27 @@ def _sibling(tools: Mapping[str, Any], name: str) -> Any:
     return tool
 
 
+def is_sync_tool(tool: Any) -> bool:
+    """A tool with no coroutine of its own: its async call runs the sync function on the running
+    loop's default executor, where one that never returns would hold a thread the agent's own
+    tools need, and which `asyncio.run` joins at its end. Such a lookup runs in a loop of stretto's
+    own on a daemon thread (`serve/workers.py`) instead."""
+    from langchain_core.tools import BaseTool, StructuredTool
+
+    if isinstance(tool, StructuredTool):
+        return tool.coroutine is None
+    return isinstance(tool, BaseTool) and type(tool)._arun is BaseTool._arun
+
+
 def async_call_tool(request: ToolCallRequest, handler: AsyncHandler,
                     extra: Sequence[Any] = ()) -> Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]:
     """The lookup function `LiveSession.after_tool` awaits."""
 
     async def call_tool(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        sub = lookup_request(request, _sibling(siblings_of(request, extra), name), name, arguments)
+        tool = _sibling(siblings_of(request, extra), name)
+        sub = lookup_request(request, tool, name, arguments)
+        if is_sync_tool(tool):  # LangChain would hand it to the agent's loop's default executor
+            return tool_outcome(await in_worker(lambda: handler(sub)))
         return tool_outcome(await handler(sub))
 
     return call_tool

@@ -23,6 +23,7 @@ from agents.tool_context import ToolContext
 from agents.mcp import MCPUtil
 from stretto_core import LiveSession, Stretto, ToolCall, Usage, result_text
 from stretto_core.serve.results import WHOLE
+from stretto_core.serve.workers import in_worker
 from stretto_core.sessions.renamed import renamed_field
 
 from stretto_openai_agents.kinds import absent_reads, function_tool_manifest, listed_manifest, server_blocks_lookups
@@ -204,8 +205,7 @@ class AgentRuntime:
         call_id = "stretto-" + uuid.uuid4().hex[:16]
         fresh = ToolContext.from_agent_context(ctx, call_id, synthetic_call(call_id, name, text), ctx.agent,
                                                tool_name=name, tool_arguments=text, run_config=ctx.run_config)
-        invoked = tool.on_invoke_tool(fresh, text)
-        value = await (asyncio.wait_for(invoked, tool.timeout_seconds) if tool.timeout_seconds else invoked)
+        value = await _invoke(tool, fresh, text)
         if value is None or isinstance(value, (bytes, bytearray, memoryview)):
             return f"Error: {name} returned {type(value).__name__}, not text", True
         return view_text(model_view(value, fresh.tool_call)), self.is_error(fresh, value)
@@ -233,6 +233,26 @@ class AgentRuntime:
         if server_blocks_lookups(proxy.inner, tool.name):
             return None
         return MCPUtil.to_function_tool(tool, proxy.inner, False, agent)
+
+
+SYNC_TOOL_MARK = "__agents_sync_function_tool__"
+"""What the SDK sets on a `function_tool` of a sync function (whose call it hands to the loop's
+default executor, the agent's own tools' threads)."""
+
+
+async def _invoke(tool: FunctionTool, ctx: ToolContext[Any], text: str) -> Any:
+    """Call a tool for a lookup, within its own timeout. A sync function tool runs in a loop of
+    stretto's own on a daemon thread (`serve/workers.py`), so one that never returns takes none of
+    the agent's threads and keeps no process alive; an async one (an MCP server's) stays on the
+    agent's loop, where its session lives."""
+
+    async def invoke() -> Any:
+        invoked = tool.on_invoke_tool(ctx, text)
+        return await (asyncio.wait_for(invoked, tool.timeout_seconds) if tool.timeout_seconds else invoked)
+
+    if getattr(tool.on_invoke_tool, SYNC_TOOL_MARK, False) or getattr(tool, SYNC_TOOL_MARK, False):
+        return await in_worker(invoke)
+    return await invoke()
 
 
 async def _no_lookup(name: str, arguments: dict[str, Any]) -> Any:

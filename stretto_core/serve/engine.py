@@ -38,6 +38,7 @@ from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_
 from stretto_core.sessions.state import ToolState
 from stretto_core.serve.arguments import argument_refusal
 from stretto_core.serve.results import fenced_appendix, new_fence
+from stretto_core.serve.workers import Cooldowns
 
 if TYPE_CHECKING:
     from stretto_core.serve.lookups import Limits
@@ -120,6 +121,8 @@ class Engine:
         self.model = model
         self.config = config or EngineConfig()
         self.guard = Guard(model.manifest, self.config.live_manifest, self.config.allow)
+        self.cooldowns = Cooldowns()
+        """Tools whose lookups timed out, not looked up by any session for a while (`serve/workers.py`)."""
         self._warned = False
         self._by_mode: dict[bool, FlowModel] = {}
 
@@ -196,6 +199,8 @@ class EngineSession:
     """Reads refused for their arguments since the agent's latest result (not chosen again till the next)."""
     model: FlowModel = field(init=False)
     """What this session decides with: the engine's model for the session's mode."""
+    _cooling_noted: set[str] = field(default_factory=set)
+    """Tools cooling down whose `cooldown` refusal this session recorded already."""
 
     def __post_init__(self) -> None:
         self.model = self.engine.model_for(self.solo)
@@ -280,7 +285,8 @@ class EngineSession:
             self.engine.warn_no_authority()
             return None
         started = time.perf_counter()
-        guard: Any = _Excluding(self.guard, self.argument_refused) if self.argument_refused else self.guard
+        cooled: Any = self._cooled_guard()
+        guard: Any = _Excluding(cooled, self.argument_refused) if self.argument_refused else cooled
         decision = None
         for _ in range(MAX_ARGUMENT_REFUSALS + 1):
             decision = decide(self.model, guard, self.state, self.history, self.site,
@@ -294,7 +300,7 @@ class EngineSession:
             self.refusals_of_arguments += 1
             self.note_refusal(Refusal(tool=decision.tool, reason="argument_refused", detail=why))
             self.argument_refused.add(decision.tool)  # not again until the agent's next result
-            guard = _Excluding(self.guard, self.argument_refused)  # the next best read, if one clears θ
+            guard = _Excluding(cooled, self.argument_refused)  # the next best read, if one clears θ
             decision = None
         self.decide_seconds.append(time.perf_counter() - started)
         if self.served and len(self.decide_seconds) > 2 * KEPT_TIMINGS:
@@ -311,6 +317,30 @@ class EngineSession:
         contracts = getattr(flow, "contracts", None)
         shapes = contracts.shapes.get(decision.tool) if contracts is not None else None
         return argument_refusal(decision.arguments, live, pinned, shapes)
+
+    def _cooled_guard(self) -> Any:
+        """The guard, less the tools cooling down after a lookup timed out; the first time this
+        session would have looked one up, a `cooldown` refusal says so."""
+        cooling = self.engine.cooldowns.cooling()
+        if not cooling:
+            return self.guard
+        cfg = self.engine.config
+        if self.note_refusals and not cooling <= self._cooling_noted:
+            wanted = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy,
+                            self.chain)
+            if wanted is not None and wanted.tool in cooling and wanted.tool not in self._cooling_noted:
+                self._cooling_noted.add(wanted.tool)
+                left = self.engine.cooldowns.left(wanted.tool)
+                self.refusals.append(Refusal(tool=wanted.tool, reason="cooldown", detail=(
+                    f"a lookup of {wanted.tool} timed out: no lookup of it for {left:.0f} s more")))
+        return _CoolingGuard(self.guard, cooling)
+
+    def cool_down(self, tool: str) -> None:
+        """A lookup of `tool` timed out: no session of this engine looks it up for a while."""
+        seconds = self.engine.cooldowns.timed_out(tool)
+        self._cooling_noted.add(tool)
+        self.note_refusal(Refusal(tool=tool, reason="cooldown", detail=(
+            f"a lookup of {tool} timed out: no lookup of it for {seconds:.0f} s")))
 
     def note_cut(self, reason: RefusalReason, detail: str) -> None:
         """A budget stops the lookups here: note the one the flow would have made next, if any."""
@@ -430,3 +460,21 @@ def appendix(lookups: Sequence[Lookup]) -> str:
         mark = " (error)" if lk.error else ""
         parts.append(f"\n{lk.tool} {args}{mark}:\n{lk.content}")
     return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class _CoolingGuard:
+    """A session's guard that also refuses the tools cooling down (`Cooldowns`)."""
+
+    guard: Guard
+    cooling: frozenset[str]
+
+    @property
+    def live_manifest(self) -> ToolManifest | None:
+        return self.guard.live_manifest
+
+    def permits(self, tool: str) -> bool:
+        return tool not in self.cooling and self.guard.permits(tool)
+
+    def why_not(self, tool: str) -> str:
+        return f"{tool} is cooling down after a lookup timed out" if tool in self.cooling else self.guard.why_not(tool)

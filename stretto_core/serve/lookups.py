@@ -3,19 +3,22 @@
 Algorithm 1, one lookup at a time: decide, call, absorb, decide again. Every SDK here is
 async-first, so the main path awaits the caller's tool; a sync twin serves sync SDK paths.
 A lookup that raises, hangs past its timeout or returns garbage is absorbed as a failed lookup
-and never breaks, changes, or delays past the budget the agent's own result.
+and never breaks, changes, or delays past the budget the agent's own result: the wait is bounded
+even for a call that ignores its cancel, a sync call runs on a daemon thread of stretto's own
+(`serve/workers.py`), and a tool whose lookup timed out cools down (no lookups of it for a while,
+recorded as a `cooldown` refusal).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from stretto_core.serve.results import is_error_result, result_text
 from stretto_core.sessions.model import Lookup, Refusal
+from stretto_core.serve.workers import bounded, start, wait
 
 LOOKUP_TIMEOUT = 5.0
 """Seconds one lookup may take before it is abandoned and recorded as failed."""
@@ -81,6 +84,9 @@ class _Round:
         if timed_out:
             self.session.note_refusal(Refusal(tool=lookup.tool, reason="lookup_timeout", detail=content,
                                               lookup_call_id=lookup.call_id))
+            cool_down = getattr(self.session, "cool_down", None)
+            if cool_down is not None:
+                cool_down(lookup.tool)
 
 
 def _timed_out(timeout: float) -> str:
@@ -98,8 +104,8 @@ async def run_lookups_async(session: Any, after_call_id: str | None, call_tool: 
     while (step := round_.next()) is not None:
         decision, timeout = step
         try:
-            outcome = _outcome(await asyncio.wait_for(call_tool(decision.tool, dict(decision.arguments)), timeout))
-        except asyncio.TimeoutError:
+            outcome = _outcome(await bounded(call_tool(decision.tool, dict(decision.arguments)), timeout))
+        except (TimeoutError, asyncio.TimeoutError):
             round_.absorb(decision, _timed_out(timeout), True, abandoned=True, timed_out=True)
         except asyncio.CancelledError:
             raise
@@ -110,28 +116,17 @@ async def run_lookups_async(session: Any, after_call_id: str | None, call_tool: 
     return round_.made
 
 
-_POOL: concurrent.futures.ThreadPoolExecutor | None = None
-
-
-def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="stretto-lookup")
-    return _POOL
-
-
 def run_lookups_sync(session: Any, after_call_id: str | None, call_tool: SyncCallTool,
                      limits: Limits = Limits()) -> list[Lookup]:
-    """The same for a sync tool function: each lookup runs in a worker thread, so one that hangs
-    is abandoned at its timeout (its thread finishes on its own) and the agent's call goes on."""
+    """The same for a sync tool function: each lookup runs on a daemon thread of stretto's own
+    (`serve/workers.py`), so one that hangs is abandoned at its timeout (its thread left to end
+    on its own, never joined at exit) and the caller's thread goes on."""
     round_ = _Round(session, after_call_id, limits)
     while (step := round_.next()) is not None:
         decision, timeout = step
-        future = _pool().submit(call_tool, decision.tool, dict(decision.arguments))
         try:
-            outcome = _outcome(future.result(timeout=timeout))
-        except concurrent.futures.TimeoutError:
-            future.cancel()
+            outcome = _outcome(wait(start(call_tool, decision.tool, dict(decision.arguments)), timeout))
+        except TimeoutError:
             round_.absorb(decision, _timed_out(timeout), True, abandoned=True, timed_out=True)
         except Exception as exc:  # noqa: BLE001 - a failed lookup never breaks the agent's call
             round_.absorb(decision, _raised(exc), True, abandoned=True)

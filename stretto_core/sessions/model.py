@@ -149,7 +149,7 @@ class Lookup(_Model):
 RefusalReason = Literal["unlisted", "marked_write", "not_read_only", "schema_changed", "contract_changed",
                         "denied", "not_allowed", "not_in_flow", "call_limit", "session_limit", "call_budget",
                         "lookup_timeout",
-                        "listing_stale", "argument_refused"]
+                        "listing_stale", "argument_refused", "cooldown"]
 """Why stretto would not look a tool up (docs/formats.md lists each one's meaning)."""
 
 

@@ -24,7 +24,7 @@ READS = ["get_order", "get_customer", "get_loyalty"]
 class Shop:
     """The shop's state and every call its tools received, in order."""
 
-    loyalty: dict[str, str] = field(default_factory=dict)   # customer -> ok | raise | hang | garbage
+    loyalty: dict[str, str] = field(default_factory=dict)   # customer -> ok | raise | hang | garbage | slow | surrogate
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def called(self, tool: str) -> list[dict[str, Any]]:
@@ -72,6 +72,10 @@ def shop_server(shop: Shop) -> Any:
             await asyncio.Event().wait()
         if mode == "garbage":
             return 42
+        if mode == "slow":
+            await asyncio.sleep(0.2)
+        if mode == "surrogate":  # what JSON.stringify writes for a cut emoji
+            return text(json.dumps({"customer_id": args["customer_id"], "note": "half an emoji: \ud83d"}))
         return text(json.dumps({"customer_id": args["customer_id"], "points": 120}))
 
     @tool("get_notes", "Notes about a customer", {"customer_id": str})

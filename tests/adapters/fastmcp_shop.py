@@ -10,7 +10,10 @@ the tools serve is appended to LOG as one JSON line, so a test sees what stretto
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
+import time
 from typing import Any
 
 from fastmcp import FastMCP
@@ -30,19 +33,36 @@ def served(tool: str, **args: Any) -> None:
             fh.write(json.dumps({"tool": tool, "arguments": args}) + "\n")
 
 
+def cut(value: dict[str, Any]) -> str:
+    """The value as JSON; with TOY_CUT_EMOJI set, carrying a lone surrogate (a cut emoji)."""
+    if os.environ.get("TOY_CUT_EMOJI"):
+        value = {**value, "note": "half an emoji: \ud83d"}
+    return json.dumps(value)
+
+
 def build(flow: str | None, store: str | None) -> FastMCP:
-    shop = FastMCP("toy-shop", middleware=[StrettoFastMCPMiddleware(flow, store=store, theta=0.3)])
+    limits = {"lookup_timeout": 0.3, "call_budget": 0.6} if os.environ.get("TOY_CUSTOMER_HANGS") else {}
+    shop = FastMCP("toy-shop", middleware=[StrettoFastMCPMiddleware(flow, store=store, theta=0.3, **limits)])
 
     @shop.tool(annotations=READ, output_schema=None)
     def get_order(order_id: str) -> str:
         """An order by id."""
         served("get_order", order_id=order_id)
-        return json.dumps(ORDERS.get(order_id, {"error": "no such order"}))
+        return cut(ORDERS.get(order_id, {"error": "no such order"}))
 
     def get_customer(customer_id: str) -> str:
         """A customer by id."""
         served("get_customer", customer_id=customer_id)
-        return json.dumps(CUSTOMERS.get(customer_id, {"error": "no such customer"}))
+        if os.environ.get("TOY_CUSTOMER_HANGS"):
+            threading.Event().wait()  # a sync tool that never returns
+        misbehaviour = os.environ.get("TOY_CUSTOMER")  # slow | raise | garbage
+        if misbehaviour == "slow":
+            time.sleep(0.2)
+        if misbehaviour == "raise":
+            raise RuntimeError("the customer service is down")
+        if misbehaviour == "garbage":
+            return object()  # type: ignore[return-value]  # nothing FastMCP can serialize
+        return cut(CUSTOMERS.get(customer_id, {"error": "no such customer"}))
 
     shop.tool(get_customer, annotations=READ, output_schema=None)
 

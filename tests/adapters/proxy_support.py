@@ -136,6 +136,13 @@ class ToyServer:
             return _text(ORDERS.get(args.get("order_id"), {"error": "no such order"}))
         if name == "get_customer":
             await asyncio.sleep(float(os.environ.get("TOY_SLOW_CUSTOMER", "0")))
+            misbehaviour = os.environ.get("TOY_CUSTOMER")  # raise | garbage: how its answer fails
+            if misbehaviour == "raise":
+                raise KeyError("the customer service is down")
+            if misbehaviour == "garbage":
+                self.out.write(b'{"jsonrpc": "2.0", "id": ' + json.dumps(request_id).encode() + b', "result": \n')
+                self.out.flush()
+                return None
             self.notify("notifications/message", {"level": "info", "data": f"read customer {args.get('customer_id')}"})
             return _text(CUSTOMERS.get(args.get("customer_id"), {"error": "no such customer"}))
         if name == "refund":
