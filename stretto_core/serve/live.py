@@ -37,6 +37,7 @@ from stretto_core.serve.results import fenced_appendix, is_error_result, new_fen
 from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, SessionMode,
                                         ShadowLookup, ToolCall, ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
+from stretto_core.serve.telemetry import NativeSpans, SessionSpans, timed_async, timed_sync, trigger
 
 log = logging.getLogger("stretto")
 
@@ -130,6 +131,8 @@ class Stretto:
         elif flow is not None:
             self._fixed = in_memory(flow, self._engine_of(flow))
         self._warned = False
+        self.native_spans: NativeSpans | None = None
+        """An SDK's own tracing, for one span per lookup beside OpenTelemetry's (`serve/telemetry.py`)."""
 
     def _engine_of(self, flow: Flow) -> Engine:
         return Engine(FlowRuntime(flow), self._config)
@@ -216,6 +219,10 @@ class LiveSession:
                                    flow_version=served.version if self.engine is not None else None,
                                    flow_sha256=served.sha256 if self.engine is not None else None)
             self.recorder = SessionRecorder(owner.store, header)
+            log.info("stretto: session %s: %s%s, recording to %s", session_id, self.mode,
+                     "" if served is None or self.mode == "record" else
+                     f" with flow v{served.version if served.version is not None else '?'}", self.recorder.path)
+        self.spans = SessionSpans(session_id, owner.native_spans)
         if self.engine is not None:
             if live.reads():
                 self._start_serving()
@@ -255,11 +262,14 @@ class LiveSession:
         self._event(Refusal(tool=tool, reason=reason, detail=detail, lifted=lifted))
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                         call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
+                         call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True,
+                         trace: dict[str, Any] | None = None) -> str:
         """Record the agent's result, make the flow's lookups, and return the text to append.
 
         `serve=False` records and takes in the result but makes no lookup (for a result the SDK
-        gives stretto no way to append to)."""
+        gives stretto no way to append to). `trace`: a W3C `traceparent` carrier that names the
+        call's span (a proxy's `_meta`); else the lookups' spans are children of the current one."""
+        trig = trigger(call_id, tool, trace, self.owner.native_spans)
         loop = asyncio.get_running_loop()
         if self._alock is None or self._alock_loop is not loop:  # a conversation may span loops
             self._alock, self._alock_loop = asyncio.Lock(), loop
@@ -267,31 +277,36 @@ class LiveSession:
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
             if self.shadow:
-                return self._finish(result, [], self._would(call_id, serve))
+                return self._finish(result, [], None, self._would(call_id, serve))
             if serve and self.engine_session is not None:
                 try:
-                    made = await run_lookups_async(self.engine_session, call_id, call_tool, self.owner.limits)
+                    made = await run_lookups_async(self.engine_session, call_id, timed_async(trig, call_tool),
+                                                   self.owner.limits)
                 except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
                     log.warning("stretto: lookups after %s failed and were skipped: %s", tool, exc)
-            return self._finish(result, made)
+            return self._finish(result, made, trig)
 
     def after_tool_sync(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                        call_tool: SyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
+                        call_tool: SyncCallTool, *, error: bool | None = None, serve: bool = True,
+                        trace: dict[str, Any] | None = None) -> str:
         """The same for a sync SDK path."""
+        trig = trigger(call_id, tool, trace, self.owner.native_spans)
         with self._tlock:
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
             if self.shadow:
-                return self._finish(result, [], self._would(call_id, serve))
+                return self._finish(result, [], None, self._would(call_id, serve))
             if serve and self.engine_session is not None:
                 try:
-                    made = run_lookups_sync(self.engine_session, call_id, call_tool, self.owner.limits)
+                    made = run_lookups_sync(self.engine_session, call_id, timed_sync(trig, call_tool),
+                                            self.owner.limits)
                 except Exception as exc:  # noqa: BLE001
                     log.warning("stretto: lookups after %s failed and were skipped: %s", tool, exc)
-            return self._finish(result, made)
+            return self._finish(result, made, trig)
 
     def close(self) -> None:
         """Write what waits; the session file stays readable whatever happened before."""
+        self.spans.settled()
         if self.recorder is not None:
             self.recorder.close()
 
@@ -308,8 +323,11 @@ class LiveSession:
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)
         repeats = self._outstanding.pop(key, None)
+        if repeats is not None:
+            self.spans.repeated(repeats)
         if self.tools.ends_reach(tool):
             self._outstanding.clear()  # a write (or a tool of unknown kind) ends every lookup's reach
+            self.spans.settled()
         result = ToolResult(call_id=call_id, tool=tool, content=content,
                             parsed=parse_json_content(content), error=failed, repeats=repeats)
         if self.engine_session is not None:
@@ -327,7 +345,8 @@ class LiveSession:
             return []
         return self.engine_session.shadow_round(call_id)
 
-    def _finish(self, result: ToolResult, made: list[Lookup], would: Sequence[ShadowLookup] = ()) -> str:
+    def _finish(self, result: ToolResult, made: list[Lookup], trig: Any = None,
+                would: Sequence[ShadowLookup] = ()) -> str:
         text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
         self._event(result.model_copy(update={"appended": text or None}))
         for shadowed in would:
@@ -337,9 +356,11 @@ class LiveSession:
             self.lookups.append(lookup)
             if not lookup.error:
                 self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
-        if self.engine_session is not None:
-            for refusal in self.engine_session.take_refusals():
-                self._event(refusal.model_copy(update={"after_call_id": result.call_id}))
+        refusals = self.engine_session.take_refusals() if self.engine_session is not None else []
+        for refusal in refusals:
+            self._event(refusal.model_copy(update={"after_call_id": result.call_id}))
+        if trig is not None and (made or refusals):
+            self.spans.made(trig, made, refusals)
         return text
 
     def _seen(self, event: UserMessage | LLMTurn) -> None:

@@ -8,12 +8,11 @@ written only where it can be (its folder made when missing, never over a folder)
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.private import private_dir, write_private_bytes, write_private_text
 
 
 def _refuse_constant(name: str) -> Any:
@@ -60,59 +59,25 @@ def output_path(path: str | Path, what: str = "file") -> Path:
     if p.is_dir():
         raise StrettoError(f"{p}: is a folder; give the {what}'s file name")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(p.parent)
     except OSError as exc:
         raise StrettoError(f"{p}: cannot make its folder for the {what}: {exc.strerror or exc}") from exc
     return p
 
 
 def write_text_file(path: str | Path, text: str, what: str = "file") -> Path:
-    """Write a text file (UTF-8) where `output_path` allows, atomically (`write_atomic`); a failure
-    is a StrettoError naming it."""
+    """Write a text file (UTF-8) where `output_path` allows, atomically, 0600 or the mode of the
+    file it replaces (`private.py`); a failure is a StrettoError naming it."""
     p = output_path(path, what)
     try:
-        write_atomic(p, text.encode("utf-8"))
+        write_private_text(p, text)
     except OSError as exc:
         raise StrettoError(f"{p}: cannot write the {what}: {exc.strerror or exc}") from exc
     return p
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a reader sees the old file or the new one, never a part:
-    a temp file in the same folder, written and fsynced, renamed over it (then the folder synced).
-    A file that existed keeps its permission bits; a new one is readable by its owner alone."""
-    p = Path(path)
-    try:
-        mode: int | None = os.stat(p).st_mode & 0o777
-    except OSError:
-        mode = None
-    fd, temp = tempfile.mkstemp(prefix="." + p.name + ".", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, p)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-    _sync_folder(p.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a rename durable (where the platform lets a folder be fsynced)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Replace `path` with `data` so that a reader sees the old file or the new one, never a part
+    (`private.write_private_bytes`: temp file, fsync, rename, folder sync). A file that existed keeps
+    its permission bits; a new one is readable by its owner alone."""
+    write_private_bytes(path, data)

@@ -146,7 +146,8 @@ class Lookup(_Model):
 
 RefusalReason = Literal["unlisted", "marked_write", "not_read_only", "schema_changed", "contract_changed",
                         "denied", "not_allowed", "not_in_flow", "call_limit", "session_limit", "call_budget",
-                        "lookup_timeout"]
+                        "lookup_timeout",
+                        "listing_stale", "argument_refused"]
 """Why stretto would not look a tool up (docs/formats.md lists each one's meaning)."""
 
 

@@ -27,6 +27,7 @@ from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.model import (READABLE_SESSION_VERSIONS, SESSION_FORMAT_VERSION, Event, Session,
                                         SessionHeader, parse_event)
 from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.private import mode_for, open_private, private_dir
 
 
 log = logging.getLogger("stretto.store")
@@ -34,12 +35,13 @@ log = logging.getLogger("stretto.store")
 def write_session(session: Session, directory: str | Path) -> Path:
     """Write a whole session as `<dir>/<session id>.jsonl`, atomically (temp file, then rename)."""
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    private_dir(out)
     path = out / session_filename(session.header.session_id)
     _refuse_another_sessions_file(path, session.header.session_id)
     tmp = path.with_suffix(path.suffix + f".tmp{os.getpid()}")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode_for(path))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(encode_line(session.header.model_copy(update={"stretto_session": SESSION_FORMAT_VERSION})))
             for event in session.events:
                 fh.write(encode_line(event))

@@ -134,4 +134,7 @@ def count_session_files(files: list[Path], manifest: ToolManifest | None) -> Flo
 
 
 def register(app: typer.Typer) -> None:
+    from stretto_core.cli.commands._promote import add_promote
+
+    add_promote(flow_app)
     app.add_typer(flow_app, name="flow")
