@@ -132,8 +132,8 @@ def test_a_flow_learned_before_any_history_is_adopted_as_version_one(tmp_path: P
     dep = tmp_path / "shop"
     record(dep, range(0, 5))
     learned_at_once(dep, dep / "flow.json", capsys)
-    record(dep, range(5, 8), "later")
-    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    record(dep, range(5, 8), "later")  # served by the learned flow: `drop` teaches them as `learn` does
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0", "--rule", "drop")
     assert code == 0 and "3 new sessions added" in out and "on version 1" in out
     cli(capsys, "flow", "commit", str(dep))
     assert (dep / "flow.json").read_bytes() != (dep / "history" / "v000001.flow.json").read_bytes()
@@ -141,6 +141,22 @@ def test_a_flow_learned_before_any_history_is_adopted_as_version_one(tmp_path: P
     committed = load_flow(dep / "flow.json")
     committed.provenance.version = None
     assert (committed.to_json() + "\n").encode() == batch
+
+
+def test_a_served_session_is_staged_as_the_rule_teaches_it(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 8))
+    learned_at_once(dep, dep / "flow.json", capsys)
+    record(dep, range(8, 12), "served", theta=0.0)
+    staged = {}
+    for rule in ("drop", "all"):
+        copy = __import__("shutil").copytree(dep, tmp_path / rule)  # file times kept: the same adoption
+        code, out, err = cli(capsys, "flow", "stage", str(copy), "--settled", "0", "--rule", rule)
+        assert code == 0 and "4 new sessions added" in out, err
+        staged[rule] = (copy / "flow.staged.json").read_bytes()
+    assert staged["drop"] != staged["all"], "the rule changes what a served session teaches"
+    code, _, err = cli(capsys, "flow", "stage", str(dep), "--rule", "everything")
+    assert code != 0 and "--rule is one of" in err
 
 
 def test_every_flow_write_replaces_the_file_whole(tmp_path: Path) -> None:

@@ -233,23 +233,48 @@ class Deployment:
     # -- the work -------------------------------------------------------------------------------
     def _adopted(self, entries: list[LogEntry]) -> list[LogEntry]:
         """A committed flow with no history (`stretto learn --out flow.json` on day two) becomes
-        version 1, counted from the session files older than it (the ones it was learned from)."""
+        version 1, counted from the session files it names by fingerprint (`provenance.learned`),
+        or, for a flow that names none, from the session files older than it."""
         if entries or not self.flow.exists():
             return entries
         data = self.flow.read_bytes()
         flow = load_flow_bytes(data, self.flow)
-        written = self.flow.stat().st_mtime
-        older = sorted(p.name for p in self._session_files() if p.stat().st_mtime <= written)
         learned = sum(s.sessions for s in flow.provenance.sources if s.role == "data")
+        counted = self._learned_files(flow)
+        if counted is not None:
+            how = f"the {len(counted)} session files among them found by their fingerprints"
+        else:  # a flow that names no fingerprints: the sessions older than it
+            written = self.flow.stat().st_mtime
+            counted = sorted(p.name for p in self._session_files() if p.stat().st_mtime <= written)
+            how = f"the {len(counted)} session files older than it are taken as those"
         flow.provenance = flow.provenance.model_copy(update={"version": 1})
         stamped = _flow_bytes(flow)
         write_atomic(self.version_file(1), stamped)
         write_atomic(self.flow, stamped)
-        note = (f"adopted {self.flow.name} as version 1: learned from {learned} sessions; the "
-                f"{len(older)} session files older than it are taken as those")
-        entry = LogEntry(command="adopt", at=_now(), version=1, sessions_added=older, sha256=_sha(stamped), note=note)
+        note = f"adopted {self.flow.name} as version 1: learned from {learned} sessions; {how}"
+        entry = LogEntry(command="adopt", at=_now(), version=1, sessions_added=counted, sha256=_sha(stamped),
+                         note=note)
         self._append(entry)
         return [entry]
+
+    def _learned_files(self, flow: Flow) -> list[str] | None:
+        """The session files whose fingerprints the flow names (`provenance.learned`), or None when
+        it names none (a flow learned before fingerprints were kept)."""
+        if flow.provenance.learned is None:
+            return None
+        from stretto_core.sessions.fingerprint import session_fingerprint
+        from stretto_core.sessions.store import read_session
+
+        wanted = set(flow.provenance.learned)
+        found = []
+        for path in self._session_files():
+            try:
+                session = read_session(path, None)
+            except (StrettoError, OSError, ValueError):
+                continue
+            if session_fingerprint(session) in wanted:
+                found.append(path.name)
+        return found
 
     def _session_files(self) -> list[Path]:
         if not self.sessions.is_dir():
