@@ -6,26 +6,13 @@ quickstart shop, recorded, learned, then shadowed."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from examples_support import example
 from stretto_core import learn_flow, load_sessions
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"shadow_example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def assert_shadowed(store: Path) -> None:
