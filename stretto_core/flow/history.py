@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from stretto_core.errors import StrettoError
+from stretto_core.errors import InputError, StrettoError
 from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
 from stretto_core.sessions.jsonfile import write_atomic
 
@@ -78,15 +78,14 @@ class Deployment:
     # -- reading --------------------------------------------------------------------------------
     def entries(self) -> list[LogEntry]:
         """The log, oldest first (a torn last line, from a crash, is left out)."""
-        try:
-            lines = self.log_path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
+        if not self.log_path.exists():
             return []
+        lines = _read(self.log_path, "history log").decode("utf-8", errors="replace").splitlines()
         out = []
         for line in lines:
             try:
                 out.append(LogEntry.model_validate_json(line))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
         return out
 
@@ -219,7 +218,7 @@ class Deployment:
                 raise StrettoError(f"{self.root}: no earlier committed version to roll back to")
             previous = made[current].parent
             assert previous is not None
-            data = self.version_file(previous).read_bytes()
+            data = _read(self.version_file(previous), f"version {previous}'s flow")
             write_atomic(self.flow, data)
             note = f"version {current} rolled back to {previous}"
             if self.staged.exists():  # staged on the version rolled back: it would bring it back
@@ -237,7 +236,7 @@ class Deployment:
         or, for a flow that names none, from the session files older than it."""
         if entries or not self.flow.exists():
             return entries
-        data = self.flow.read_bytes()
+        data = _read(self.flow, "flow")
         flow = load_flow_bytes(data, self.flow)
         learned = sum(s.sessions for s in flow.provenance.sources if s.role == "data")
         counted = self._learned_files(flow)
@@ -312,6 +311,14 @@ class Deployment:
             if committed and apps and committed != apps:
                 raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, but the committed "
                                    f"flow serves {', '.join(sorted(committed))}; not committed")
+
+
+def _read(path: Path, what: str) -> bytes:
+    """A file's bytes; an InputError naming it when it cannot be read (a folder, no permission)."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read the {what}: {exc.strerror or exc}") from exc
 
 
 def _apps(flow: Flow) -> set[str]:
