@@ -105,6 +105,8 @@ def test_the_proxy_goes_from_day_one_to_a_rolled_back_version(tmp_path: Path,
 
     disabled = dep.session(3, env={"STRETTO_DISABLED": "1"})
     assert dep.sessions()[-1].header.mode == "record" and len(disabled) == 2
+    held = dep.session(3, "--holdout", "1")
+    assert dep.sessions()[-1].header.mode == "holdout" and len(held) == 2
 
     for i in range(3):
         served_texts = dep.session(i + 1)
@@ -114,7 +116,7 @@ def test_the_proxy_goes_from_day_one_to_a_rolled_back_version(tmp_path: Path,
     assert all([e.tool for e in s.events if e.kind == "lookup"] == ["get_customer"] for s in served)
 
     out = cli(capsys, "flow", "stage", str(tmp_path / "toy"), "--settled", "0")
-    assert "5 new sessions added" in out and "on version 1" in out
+    assert "6 new sessions added" in out and "on version 1" in out
     assert "committed version 2" in cli(capsys, "flow", "commit", str(tmp_path / "toy"))
     dep.session(1)
     version_two = (tmp_path / "toy" / "history" / "v000002.flow.json").read_bytes()
