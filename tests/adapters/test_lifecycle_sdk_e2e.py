@@ -93,7 +93,8 @@ def test_one_app_goes_from_day_one_to_a_rolled_back_version_without_a_restart(
 
     out = cli(capsys, "flow", "promote", str(dep / "flow.json"), "--sessions", str(dep / "sessions"))
     assert "judged on 8 clean sessions; set aside: 12 the flow learned from" in out, out
-    print(out)
+    with capsys.disabled():
+        print("\n" + out)
     promoted = (dep / "flow.json").read_bytes()
 
     served = app.serve(8, "served")
@@ -103,7 +104,8 @@ def test_one_app_goes_from_day_one_to_a_rolled_back_version_without_a_restart(
     assert any(isinstance(e, Lookup) for s in served for e in s.events)
     unserved = turns(app_twin(tmp_path, range(20, 28)))
     assert turns(served) < unserved, "the same customers, fewer LLM turns"
-    print(f"LLM turns of customers 20-27: {unserved} without stretto, {turns(served)} served")
+    with capsys.disabled():
+        print(f"\nLLM turns of customers 20-27: {unserved} without stretto, {turns(served)} served by the promoted flow")
 
     out = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
     assert "16 new sessions added" in out and "on version 1" in out
