@@ -109,3 +109,21 @@ def test_claude_hooks_shadow(tmp_path: Path) -> None:
     without, shadowed = asyncio.run(scenario())
     assert shadowed == without
     assert_shadowed(tmp_path / "shadow")
+
+
+def test_fastmcp_middleware_shadow_by_the_environment(tmp_path: Path) -> None:
+    pytest.importorskip("fastmcp")
+    import anyio
+    from mcp import Client
+    from test_fastmcp_middleware import served, shop, texts
+
+    params = shop(tmp_path)
+    params.env = {**(params.env or {}), "STRETTO_SHADOW": "1"}
+
+    async def run() -> list[str]:
+        async with Client(params, mode="legacy") as client:
+            return texts(await client.call_tool("get_order", {"order_id": "O1"}))
+
+    assert len(anyio.run(run)) == 1, "nothing appended"
+    assert served(tmp_path) == ["get_order"], "nothing looked up"
+    assert_shadowed(tmp_path / "s")
