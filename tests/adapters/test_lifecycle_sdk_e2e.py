@@ -21,11 +21,11 @@ import openai_support  # noqa: F401 - skips cleanly without the SDK; quiets trac
 
 from stretto_core.cli import main
 from stretto_core.demo.agent import new_customer
-from stretto_openai_agents.demo import CustomerContext, _conversation, erred, shop_agent
 from stretto_core.demo.shop import SHOP_APP, SHOP_MANIFEST
 from stretto_core.sessions.model import Lookup, Session, ShadowLookup
 from stretto_core.sessions.store import read_session
 from stretto_openai_agents import instrument, runtime_of
+from stretto_openai_agents.demo import CustomerContext, _conversation, erred, shop_agent
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
