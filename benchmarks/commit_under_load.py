@@ -80,8 +80,9 @@ def write_versions(root: Path, commits: int, rollback_every: int, atomic: bool =
     return {"commits": commits, "rollbacks": rollbacks, "writer_cpu_per_commit_ms": 1000 * took / max(1, commits - 1)}
 
 
-def read_sessions(root: Path) -> None:
-    """The reader process: an app starting sessions until the writer is done; prints JSON."""
+def read_sessions(root: Path, pause: float = 0.0) -> None:
+    """The reader process: an app starting sessions until the writer is done (`pause` seconds
+    between sessions; 0: as fast as it can); prints JSON."""
     from stretto_core.demo.shop import SHOP_MANIFEST
     from stretto_core.serve.live import Stretto
 
@@ -108,16 +109,20 @@ def read_sessions(root: Path) -> None:
         served[key] = served.get(key, 0) + 1
         sha = hashlib.sha256((root / "flow.json").read_bytes()).hexdigest()
         raw[sha] = raw.get(sha, 0) + 1
+        if pause:
+            time.sleep(pause)
     took = time.process_time() - started
     print(json.dumps({"sessions": sessions, "served": served, "raw": raw, "failures": failures,
                       "reader_cpu_per_session_ms": 1000 * took / max(1, sessions)}))
 
 
-def run(commits: int = 1000, rollback_every: int = 10, root: Path | None = None, atomic: bool = True) -> dict[str, Any]:
+def run(commits: int = 1000, rollback_every: int = 10, root: Path | None = None, atomic: bool = True,
+        pause: float = 0.0) -> dict[str, Any]:
     """Both sides, checked; the figures (raises AssertionError on any partial or failed read)."""
     root = root or Path(tempfile.mkdtemp(prefix="stretto-deploy-"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    reader = subprocess.Popen([sys.executable, __file__, "--reader", str(root)], stdout=subprocess.PIPE,
+    reader = subprocess.Popen([sys.executable, __file__, "--reader", str(root), "--pause", str(pause)],
+                              stdout=subprocess.PIPE,
                               text=True, env=env, cwd=REPO)
     try:
         wrote = write_versions(root, commits, rollback_every, atomic)
@@ -149,12 +154,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--in-place", action="store_true", help="Write flows in place (not atomically): the "
                                                                  "checks must then fail.")
+    parser.add_argument("--pause", type=float, default=0.0, help="Seconds the reader waits between sessions.")
     parser.add_argument("--reader", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.reader is not None:
-        read_sessions(args.reader)
+        read_sessions(args.reader, args.pause)
         return
-    result = run(args.commits, args.rollback_every, atomic=not args.in_place)
+    result = run(args.commits, args.rollback_every, atomic=not args.in_place, pause=args.pause)
     for key, value in result.items():
         print(f"{key}: {value:.3g}" if isinstance(value, float) else f"{key}: {value}")
     if args.json is not None:

@@ -43,3 +43,23 @@ def test_the_deploy_page_commands_run_verbatim_in_order_on_an_apps_sessions(
     assert "version 2 rolled back to 1" in outputs[4]
     assert Path("shop/flow.json").read_bytes() == Path("shop/history/v000001.flow.json").read_bytes()
     assert os.path.exists("shop/history/log.jsonl")
+
+
+QUICKSTARTS = sorted((DOC.parent / "quickstart").glob("*.md"))
+
+
+def test_every_quickstarts_learn_command_runs_verbatim_on_the_sessions_the_app_recorded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("STRETTO_HOME", raising=False)
+    serve_app(app_stretto(Path("app.flow.json"), None), range(6), "day1")  # the default store: .stretto/sessions
+    commands = sorted({" ".join(span.split()) for page in QUICKSTARTS
+                       for span in re.findall(r"`(stretto learn [^`]+)`", page.read_text(encoding="utf-8"), re.S)
+                       if "--constants" not in span})
+    assert commands == ["stretto learn .stretto/sessions --out app.flow.json"]
+    for command in commands:
+        code = main(shlex.split(command)[1:])
+        out, err = capsys.readouterr()
+        assert code == 0, f"{command}: {err}"
+        assert "split auto: 6 sessions with no task label, all learned from" in out
+        assert Path("app.flow.json").exists()

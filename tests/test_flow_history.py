@@ -132,8 +132,8 @@ def test_a_flow_learned_before_any_history_is_adopted_as_version_one(tmp_path: P
     dep = tmp_path / "shop"
     record(dep, range(0, 5))
     learned_at_once(dep, dep / "flow.json", capsys)
-    record(dep, range(5, 8), "later")
-    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    record(dep, range(5, 8), "later")  # served by the learned flow: `drop` teaches them as `learn` does
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0", "--rule", "drop")
     assert code == 0 and "3 new sessions added" in out and "on version 1" in out
     cli(capsys, "flow", "commit", str(dep))
     assert (dep / "flow.json").read_bytes() != (dep / "history" / "v000001.flow.json").read_bytes()
@@ -141,6 +141,22 @@ def test_a_flow_learned_before_any_history_is_adopted_as_version_one(tmp_path: P
     committed = load_flow(dep / "flow.json")
     committed.provenance.version = None
     assert (committed.to_json() + "\n").encode() == batch
+
+
+def test_a_served_session_is_staged_as_the_rule_teaches_it(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 8))
+    learned_at_once(dep, dep / "flow.json", capsys)
+    record(dep, range(8, 12), "served", theta=0.0)
+    staged = {}
+    for rule in ("drop", "all"):
+        copy = __import__("shutil").copytree(dep, tmp_path / rule)  # file times kept: the same adoption
+        code, out, err = cli(capsys, "flow", "stage", str(copy), "--settled", "0", "--rule", rule)
+        assert code == 0 and "4 new sessions added" in out, err
+        staged[rule] = (copy / "flow.staged.json").read_bytes()
+    assert staged["drop"] != staged["all"], "the rule changes what a served session teaches"
+    code, _, err = cli(capsys, "flow", "stage", str(dep), "--rule", "everything")
+    assert code != 0 and "--rule is one of" in err
 
 
 def test_every_flow_write_replaces_the_file_whole(tmp_path: Path) -> None:
@@ -159,3 +175,39 @@ def load_flow_of(dep: Path):
     from stretto_core.demo.shop import SHOP_MANIFEST
 
     return learn(load_sessions([dep / "sessions"]), SHOP_MANIFEST)
+
+
+@pytest.mark.parametrize("kind", [k for k in __import__("test_cli_bad_inputs").BAD if k != "missing"])
+@pytest.mark.parametrize("which", ["flow.json", "flow.staged.json"])
+def test_a_bad_flow_in_the_deployment_is_one_line_naming_it(tmp_path: Path, capsys, kind: str, which: str) -> None:
+    from test_cli_bad_inputs import BAD, assert_one_line_error
+
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    cli(capsys, "flow", "commit", str(dep))
+    record(dep, range(3, 5), "more")
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    verb = "commit" if which == "flow.staged.json" else "stage"
+    if verb == "stage":
+        record(dep, range(5, 6), "later")
+    path = dep / which
+    good = path.read_text(encoding="utf-8")
+    path.unlink()
+    BAD[kind](path, good)
+    code = main(["flow", verb, str(dep), "--settled", "0"] if verb == "stage" else ["flow", verb, str(dep)])
+    assert_one_line_error(code, capsys.readouterr(), which)
+
+
+def test_a_torn_or_bad_history_line_is_skipped_and_a_bad_option_is_one_line(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    with (dep / "history" / "log.jsonl").open("ab") as fh:
+        fh.write(b"[" * 100_000 + b"\n" + bytes(range(256)) + b"\n" + b'{"command": "comm')
+    code, out, _ = cli(capsys, "flow", "log", str(dep))
+    assert code == 0 and " stage " in out
+    code, out, err = cli(capsys, "flow", "commit", str(dep))
+    assert code == 0, err
+    code, _, err = cli(capsys, "flow", "stage", str(dep), "--settled", "nan")
+    assert code != 0 and "--settled" in err and "Traceback" not in err

@@ -48,7 +48,8 @@ def test_the_strict_bar_asks_a_use_rate_its_wilson_bound_and_three_tasks() -> No
 
 def test_promote_never_judges_on_sessions_the_flow_learned_from_nor_on_served_ones(shop) -> None:
     sessions, flow = shop
-    served = sessions[30].model_copy(update={"events": [*sessions[30].events, Lookup(call_id="stretto-1", tool="get_order_details")]})
+    served = sessions[30].model_copy(update={"header": sessions[30].header.model_copy(update={"mode": "serve"}),
+                                             "events": [*sessions[30].events, Lookup(call_id="stretto-1", tool="get_order_details")]})
     clean = clean_sessions([*sessions[:30], served], flow)
     assert (len(clean.sessions), clean.learned, clean.served) == (10, 20, 1)
     promoted, used = promote(flow, sessions)

@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from stretto_core.sessions.filelock import lock_file, unlock_file
-from stretto_core.errors import StrettoError
+from stretto_core.errors import InputError, StrettoError
 from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
 from stretto_core.sessions.jsonfile import write_atomic
 
@@ -78,15 +78,14 @@ class Deployment:
     # -- reading --------------------------------------------------------------------------------
     def entries(self) -> list[LogEntry]:
         """The log, oldest first (a torn last line, from a crash, is left out)."""
-        try:
-            lines = self.log_path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
+        if not self.log_path.exists():
             return []
+        lines = _read(self.log_path, "history log").decode("utf-8", errors="replace").splitlines()
         out = []
         for line in lines:
             try:
                 out.append(LogEntry.model_validate_json(line))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
         return out
 
@@ -223,7 +222,7 @@ class Deployment:
                 raise StrettoError(f"{self.root}: no earlier committed version to roll back to")
             previous = made[current].parent
             assert previous is not None
-            data = self.version_file(previous).read_bytes()
+            data = _read(self.version_file(previous), f"version {previous}'s flow")
             write_atomic(self.flow, data)
             note = f"version {current} rolled back to {previous}"
             if self.staged.exists():  # staged on the version rolled back: it would bring it back
@@ -237,23 +236,48 @@ class Deployment:
     # -- the work -------------------------------------------------------------------------------
     def _adopted(self, entries: list[LogEntry]) -> list[LogEntry]:
         """A committed flow with no history (`stretto learn --out flow.json` on day two) becomes
-        version 1, counted from the session files older than it (the ones it was learned from)."""
+        version 1, counted from the session files it names by fingerprint (`provenance.learned`),
+        or, for a flow that names none, from the session files older than it."""
         if entries or not self.flow.exists():
             return entries
-        data = self.flow.read_bytes()
+        data = _read(self.flow, "flow")
         flow = load_flow_bytes(data, self.flow)
-        written = self.flow.stat().st_mtime
-        older = sorted(p.name for p in self._session_files() if p.stat().st_mtime <= written)
         learned = sum(s.sessions for s in flow.provenance.sources if s.role == "data")
+        counted = self._learned_files(flow)
+        if counted is not None:
+            how = f"the {len(counted)} session files among them found by their fingerprints"
+        else:  # a flow that names no fingerprints: the sessions older than it
+            written = self.flow.stat().st_mtime
+            counted = sorted(p.name for p in self._session_files() if p.stat().st_mtime <= written)
+            how = f"the {len(counted)} session files older than it are taken as those"
         flow.provenance = flow.provenance.model_copy(update={"version": 1})
         stamped = _flow_bytes(flow)
         write_atomic(self.version_file(1), stamped)
         write_atomic(self.flow, stamped)
-        note = (f"adopted {self.flow.name} as version 1: learned from {learned} sessions; the "
-                f"{len(older)} session files older than it are taken as those")
-        entry = LogEntry(command="adopt", at=_now(), version=1, sessions_added=older, sha256=_sha(stamped), note=note)
+        note = f"adopted {self.flow.name} as version 1: learned from {learned} sessions; {how}"
+        entry = LogEntry(command="adopt", at=_now(), version=1, sessions_added=counted, sha256=_sha(stamped),
+                         note=note)
         self._append(entry)
         return [entry]
+
+    def _learned_files(self, flow: Flow) -> list[str] | None:
+        """The session files whose fingerprints the flow names (`provenance.learned`), or None when
+        it names none (a flow learned before fingerprints were kept)."""
+        if flow.provenance.learned is None:
+            return None
+        from stretto_core.sessions.fingerprint import session_fingerprint
+        from stretto_core.sessions.store import read_session
+
+        wanted = set(flow.provenance.learned)
+        found = []
+        for path in self._session_files():
+            try:
+                session = read_session(path, None)
+            except (StrettoError, OSError, ValueError):
+                continue
+            if session_fingerprint(session) in wanted:
+                found.append(path.name)
+        return found
 
     def _session_files(self) -> list[Path]:
         if not self.sessions.is_dir():
@@ -291,6 +315,14 @@ class Deployment:
             if committed and apps and committed != apps:
                 raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, but the committed "
                                    f"flow serves {', '.join(sorted(committed))}; not committed")
+
+
+def _read(path: Path, what: str) -> bytes:
+    """A file's bytes; an InputError naming it when it cannot be read (a folder, no permission)."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read the {what}: {exc.strerror or exc}") from exc
 
 
 def _apps(flow: Flow) -> set[str]:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stretto_core.flow.ir import ContractCounts, Flow, FlowSource, Provenance, _merge_sources, _pin_contracts
+from stretto_core.flow.ir import (FLOW_FORMAT_VERSION, ContractCounts, Flow, FlowSource, Provenance, _merge_sources,
+                                  _pin_contracts)
+from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.learn.alpha import alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.counts import Counts, vocabulary
@@ -46,7 +48,9 @@ class StagedFlow:
         self.intent = flow.intent.model_copy(deep=True)
         self.sources: list[FlowSource] = [s.model_copy(deep=True) for s in flow.provenance.sources]
         self.kept: dict[str, Any] = {"thresholds": dict(flow.thresholds),
-                                     "site_calibration": flow.site_calibration}
+                                     "site_calibration": flow.site_calibration, "promotion": flow.promotion}
+        self.learned: set[str] = set(flow.provenance.learned or ())
+        """The fingerprints of the sessions counted (`provenance.learned`), as a merge keeps them."""
         self.added = 0
         """Sessions counted in since the flow was staged."""
         self._derived: Flow | None = flow if flow.table is not None else None
@@ -68,6 +72,7 @@ class StagedFlow:
         for call in session.agent_calls():
             self.contracts.add_call(call.tool, call.arguments, 1.0)
         count_intent(self.intent, session, manifest, 1.0)
+        self.learned.add(session_fingerprint(session))
         source = self._source()
         source.sessions += 1
         if source.solo_sessions is not None:
@@ -97,10 +102,12 @@ class StagedFlow:
         def own(model: Any) -> Any:
             return model if shared else model.model_copy(deep=True)
         flow = Flow.model_construct(
-            stretto_flow=1, provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources]),
+            stretto_flow=FLOW_FORMAT_VERSION,
+            provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources], learned=sorted(self.learned)),
             manifest=self.manifest, features=self.features, counts=self.counts.to_model(),
             bindings=own(self.bindings), contracts=own(self.contracts), intent=own(self.intent),
-            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"], pinned={})
+            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"], pinned={},
+            promotion=self.kept["promotion"])
         flow.vocab = vocabulary(self.counts, self.manifest.tools)
         flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
         flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))

@@ -140,8 +140,8 @@ class Stretto:
 
     @property
     def flow(self) -> Flow | None:
-        """The flow sessions starting now serve (as last loaded; a new session checks the file)."""
-        loaded = self._fixed if self.watcher is None else self.watcher.loaded
+        """The flow a session starting now serves (the flow file checked again: one `stat`)."""
+        loaded = self.serving_now()
         return None if loaded is None else loaded.flow
 
     @property

@@ -9,28 +9,15 @@ what they recorded.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 pytest.importorskip("agents", reason='needs the openai-agents extra: pip install "stretto[openai-agents]"')
 pytest.importorskip("langchain", reason='needs the langgraph extra: pip install "stretto[langgraph]"')
 
+from examples_support import example  # noqa: E402
 from stretto_core import learn_flow, load_sessions  # noqa: E402
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_flow_learned_from_openai_agents_sessions_serves_a_langgraph_agent_unchanged(tmp_path: Path) -> None:

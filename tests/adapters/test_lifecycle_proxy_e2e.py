@@ -3,7 +3,7 @@
 
 day one, no flow file yet: sessions recorded (mode record)  ->  `stretto learn DIR` with no flags
 ->  `--shadow`: sessions hold the would-be lookups, the server serves the agent's calls only
-->  promote (h25b)  ->  served: the lookup is made and appended, the agent skips its call
+->  `stretto flow promote`  ->  served: the lookup is made and appended, the agent skips its call
 ->  `stretto flow stage` the new sessions  ->  `stretto flow commit`: the next session serves
 version 2  ->  `stretto flow rollback`: version 1's file byte for byte, served by the next session.
 """
@@ -99,10 +99,14 @@ def test_the_proxy_goes_from_day_one_to_a_rolled_back_version(tmp_path: Path,
     assert not [e for e in shadow.events if e.kind == "lookup"] and len(shadow_texts) == 2
     assert dep.served_calls()[-3:] == ["get_order", "get_customer", "refund"], "shadow calls nothing itself"
 
-    # promote: `stretto flow promote` is h25b's; until it lands every site serves as learned.
+    out = cli(capsys, "flow", "promote", str(tmp_path / "toy" / "flow.json"), "--sessions",
+              str(tmp_path / "toy" / "sessions"))
+    assert "judged on" in out and "1 site lookups promoted, 0 held back" in out, out
 
     disabled = dep.session(3, env={"STRETTO_DISABLED": "1"})
     assert dep.sessions()[-1].header.mode == "record" and len(disabled) == 2
+    held = dep.session(3, "--holdout", "1")
+    assert dep.sessions()[-1].header.mode == "holdout" and len(held) == 2
 
     for i in range(3):
         served_texts = dep.session(i + 1)
@@ -112,7 +116,7 @@ def test_the_proxy_goes_from_day_one_to_a_rolled_back_version(tmp_path: Path,
     assert all([e.tool for e in s.events if e.kind == "lookup"] == ["get_customer"] for s in served)
 
     out = cli(capsys, "flow", "stage", str(tmp_path / "toy"), "--settled", "0")
-    assert "5 new sessions added" in out and "on version 1" in out
+    assert "6 new sessions added" in out and "on version 1" in out
     assert "committed version 2" in cli(capsys, "flow", "commit", str(tmp_path / "toy"))
     dep.session(1)
     version_two = (tmp_path / "toy" / "history" / "v000002.flow.json").read_bytes()

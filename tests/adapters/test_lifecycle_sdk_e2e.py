@@ -2,7 +2,7 @@
 one app, instrumented once and never restarted, from its first day to a rolled-back version.
 
 day one, no flow file yet: sessions recorded (mode record)  ->  `stretto learn DIR` with no flags
-->  `STRETTO_SHADOW=1`: sessions hold the would-be lookups and make none  ->  promote (h25b)
+->  `STRETTO_SHADOW=1`: sessions hold the would-be lookups and make none  ->  `stretto flow promote`
 ->  served: lookups made, fewer LLM turns  ->  `stretto flow stage` the new sessions
 ->  `stretto flow commit`: the next session serves version 2  ->  `stretto flow rollback`: the flow
 file is version 1's byte for byte, and the next session serves it.
@@ -21,11 +21,11 @@ import openai_support  # noqa: F401 - skips cleanly without the SDK; quiets trac
 
 from stretto_core.cli import main
 from stretto_core.demo.agent import new_customer
-from stretto_openai_agents.demo import CustomerContext, _conversation, erred, shop_agent
 from stretto_core.demo.shop import SHOP_APP, SHOP_MANIFEST
 from stretto_core.sessions.model import Lookup, Session, ShadowLookup
 from stretto_core.sessions.store import read_session
 from stretto_openai_agents import instrument, runtime_of
+from stretto_openai_agents.demo import CustomerContext, _conversation, erred, shop_agent
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -91,14 +91,21 @@ def test_one_app_goes_from_day_one_to_a_rolled_back_version_without_a_restart(
     assert would and not any(isinstance(e, Lookup) for s in shadow for e in s.events)
     assert turns(shadow) == turns(app_twin(tmp_path, range(12, 20))), "shadow changes nothing the agent sees"
 
-    # promote: `stretto flow promote` is h25b's; until it lands every site serves as learned.
+    out = cli(capsys, "flow", "promote", str(dep / "flow.json"), "--sessions", str(dep / "sessions"))
+    assert "judged on 8 clean sessions; set aside: 12 the flow learned from" in out, out
+    with capsys.disabled():
+        print("\n" + out)
+    promoted = (dep / "flow.json").read_bytes()
 
     served = app.serve(8, "served")
     assert {s.header.mode for s in served} == {"serve"}
+    assert {s.header.flow_sha256 for s in served} == {hashlib.sha256(promoted).hexdigest()}, \
+        "the promoted flow serves from the next session, without a restart"
     assert any(isinstance(e, Lookup) for s in served for e in s.events)
     unserved = turns(app_twin(tmp_path, range(20, 28)))
     assert turns(served) < unserved, "the same customers, fewer LLM turns"
-    print(f"LLM turns of customers 20-27: {unserved} without stretto, {turns(served)} served")
+    with capsys.disabled():
+        print(f"\nLLM turns of customers 20-27: {unserved} without stretto, {turns(served)} served by the promoted flow")
 
     out = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
     assert "16 new sessions added" in out and "on version 1" in out

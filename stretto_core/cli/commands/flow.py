@@ -82,10 +82,16 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
                                                          "flow.staged.json, history/)."),
                   manifest: Path = typer.Option(None, "--manifest", help="Tool kinds, instead of the sessions' own."),
                   settled: float = typer.Option(SETTLED_SECONDS, "--settled", help="Leave session files written to "
-                                                "in the last this many seconds (still recording) for next time.")) -> None:
+                                                "in the last this many seconds (still recording) for next time."),
+                  rule: str = typer.Option("said", "--rule", help="What a served session teaches "
+                                           "(docs/promotion.md): said, used, holdout, all or drop.")) -> None:
     """Count the sessions no version counted yet into the staged flow (counts add: exact)."""
     if not (math.isfinite(settled) and settled >= 0):
         raise StrettoError(f"--settled must be a finite number of seconds ≥ 0, not {settled}")
+    from stretto_core.learn.served import RULES
+
+    if rule not in RULES:
+        raise StrettoError(f"--rule is one of {', '.join(RULES)}, not {rule!r}")
     from stretto_core.flow.history import Deployment
 
     dep = Deployment(deployment)
@@ -93,7 +99,7 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
         raise StrettoError(f"{dep.sessions}: no sessions folder (record the app's sessions there: "
                            f"store={str(dep.sessions)!r})")
     man = load_manifest(manifest) if manifest else None
-    entry = dep.stage(lambda files: count_session_files(files, man), settled=settled)
+    entry = dep.stage(lambda files: count_session_files(files, man, rule), settled=settled, command_note=f"rule {rule}")
     if entry is None:
         typer.echo(f"nothing new to stage in {dep.sessions}")
         return
@@ -134,14 +140,17 @@ def log_command(deployment: Path = typer.Argument(..., help="The app's deploymen
     typer.echo(log_json(entries) if as_json else render_log(entries), nl=False)
 
 
-def count_session_files(files: list[Path], manifest: ToolManifest | None) -> Flow | None:
-    """A flow of just these session files, learned as `stretto learn` would (split auto)."""
-    from stretto_core.flow.stream import choose, learn_chosen
+def count_session_files(files: list[Path], manifest: ToolManifest | None, rule: str = "said") -> Flow | None:
+    """A flow of just these session files: those on the `auto` side of the split (as `stretto
+    learn` chooses them), each served one as `rule` teaches it (`flow/online.count_taught_files`)."""
+    from stretto_core.flow.online import count_taught_files
+    from stretto_core.flow.stream import choose
 
     chosen = choose([str(f) for f in files], "auto", manifest=manifest)
     if not chosen.files:
         return None
-    return learn_chosen(chosen)
+    taught = count_taught_files(chosen.files, manifest or chosen.manifest, rule)
+    return None if taught is None else taught.derive()
 
 
 def register(app: typer.Typer) -> None:
