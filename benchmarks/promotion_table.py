@@ -156,6 +156,11 @@ def main() -> None:
             share = t["saved"] / t["llm_turns"] if t["llm_turns"] else 0.0
             print(f"| {arm} | {t['episodes']:.0f} | {t['llm_turns']:.0f} | {t['saved']:.0f} ({share:.1%}) | "
                   f"{t['detours']:.0f} | {t['net_tokens']:,.0f} |")
+        if app.startswith("tau2/"):
+            print("\nPer agent (saved · detours · net tokens):\n| agent | " + " | ".join(ARMS) + " |\n|---|" + "---|" * len(ARMS))
+            for row in rows:
+                print(f"| {row['agent']} | " + " | ".join(
+                    f"{row[a]['saved']} · {row[a]['detours']} · {row[a]['net_tokens']:,.0f}" for a in ARMS) + " |")
         if app == "agentdojo/slack":
             lines = slack_channel_rows(promoted)
             if lines:
