@@ -31,18 +31,20 @@ from stretto_core.flow import checks
 from stretto_core.flow.promotion import Promotion
 from stretto_core.flow.site_calibration import SiteCalibration
 from stretto_core.learn.result_fields import FeatureMap
-from stretto_core.sessions.jsonfile import read_json_file, write_text_file
+from stretto_core.sessions.jsonfile import parse_json_bytes, read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
 from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
 from stretto_core.progress import track
+from stretto_core.version import __version__
 
 FLOW_FORMAT_VERSION = 2
 """Version 2 adds `promotion` and `provenance.learned` (docs/formats.md); a version 1 file is a
 version 2 file without them, and is read as one."""
 READABLE_FLOW_VERSIONS = (1, 2)
-STRETTO_VERSION = "0.1.0"
+STRETTO_VERSION = __version__
+"""The version a flow records it was learned by (`provenance.stretto`)."""
 
 REQUIRED_SHARE = 0.9
 """An argument passed in at least this share of a tool's calls is required (paper App. D)."""
@@ -71,6 +73,8 @@ class Provenance(_Model):
     """The fingerprints of the sessions counted (`sessions/fingerprint.py`), sorted; `flow promote`
     never judges a site on them. None: not recorded (a flow learned before version 2)."""
     sources: list[FlowSource] = Field(default_factory=list)
+    version: int | None = None
+    """The deployment's version number of this flow, stamped by `stretto flow commit`; None: never committed."""
 
 
 class ContractCounts(_Model):
@@ -295,9 +299,12 @@ def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
         if body_weight is not None and not (math.isfinite(body_weight) and body_weight >= 0):
             raise StrettoError(f"a prior's weight must be a finite number ≥ 0, not {body_weight}")
     man = manifest_of_sessions(every, manifest)
-    from stretto_core.learn.features import learn_feature_map
+    if features is True:
+        from stretto_core.learn.features import learn_feature_map
 
-    fmap = learn_feature_map(every) if features is True else (features or None)
+        fmap = learn_feature_map(every)
+    else:
+        fmap = features or None
     flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
     for body, body_weight in bodies:
         weight = 1.0 if body_weight is None else body_weight / len(body)
@@ -385,7 +392,17 @@ def load_flow(path: str | Path) -> Flow:
     (`flow/checks.py`), so no edit of a derived part can change what the flow serves.
     """
     p = Path(path)
-    data = read_json_file(p, "flow")
+    return _flow_of(read_json_file(p, "flow"), p)
+
+
+def load_flow_bytes(data: bytes, path: str | Path) -> Flow:
+    """A flow from a file's bytes already read (`path` names it in errors): the same checks as
+    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`)."""
+    p = Path(path)
+    return _flow_of(parse_json_bytes(data, p, "flow"), p)
+
+
+def _flow_of(data: Any, p: Path) -> Flow:
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
     version = data["stretto_flow"]
