@@ -44,7 +44,8 @@ def test_each_rule_teaches_what_it_says(served) -> None:
 
 
 def recorded_like(session: Session) -> Session:
-    return Session(header=session.header.model_copy(update={"labels": {}}), events=[
+    mode = {"mode": "holdout"} if "mode" in SessionHeader.model_fields else {}
+    return Session(header=session.header.model_copy(update={"labels": {}, **mode}), events=[
         e for e in session.events if not isinstance(e, Lookup)])
 
 

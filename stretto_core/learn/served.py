@@ -57,11 +57,11 @@ DEFAULT_PRIOR_HALF = 30.0
 
 
 def is_served(session: Session) -> bool:
-    """Whether stretto served lookups in this session: its header says `serve`, or (a header that
-    names no mode) it holds a lookup stretto made and showed."""
+    """Whether stretto served lookups in this session: its header says `serve`, or it holds a
+    lookup stretto made and showed (whatever the header says: the lookups changed what the agent did)."""
     mode = getattr(session.header, "mode", None) or session.header.labels.get(MODE_LABEL)
-    if mode is not None:
-        return mode == SERVED_MODE
+    if mode == SERVED_MODE:
+        return True
     return any(isinstance(e, Lookup) and not e.abandoned for e in session.events)
 
 
