@@ -28,6 +28,7 @@ from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.tally import tally
 from stretto_core.evaluate.replay.walk import LookupRecord, Walk
 from stretto_core.flow.ir import Flow, learn
+from stretto_core.flow.stream import shards
 from stretto_core.learn.served import MODE_LABEL, RULES, teaching_sessions
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.serve.speculator import DEFAULT_THETA
@@ -153,14 +154,7 @@ class LoopResult:
 
 def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
     """`rounds + 1` consecutive batches of as equal sizes as can be (batch 0 is recorded)."""
-    n = rounds + 1
-    size, extra = divmod(len(sessions), n)
-    out, start = [], 0
-    for i in range(n):
-        end = start + size + (1 if i < extra else 0)
-        out.append(list(sessions[start:end]))
-        start = end
-    return out
+    return shards(list(sessions), rounds + 1)  # type: ignore[arg-type]
 
 
 def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: int = 5,
