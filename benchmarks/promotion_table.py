@@ -59,12 +59,18 @@ def theta_star(train: Sequence[Session], app: str) -> tuple[float, str]:
     return round(row.theta_star, 3), f"β {row.beta:.0f}, δ {row.delta:.0f} tokens (train)"
 
 
+CHANNEL = "read_channel_messages"
+"""AgentDojo Slack's channel-reading lookup: it pays for some pipelines and detours for others."""
+
+
 def score(result: ReplayResult) -> dict[str, float]:
     rows = result.episode_rows
     saved_tokens = sum(r.saved_turn_tokens for r in rows)
     detour_tokens = sum(r.detour_tokens for r in rows)
+    channel = [r for r in result.lookup_rows if r.tool == CHANNEL]
     return {"episodes": result.episodes, "llm_turns": result.llm_turns, "saved": result.turns_saved,
-            "detours": result.detours, "lookups": result.lookups, "net_tokens": round(saved_tokens - detour_tokens)}
+            "detours": result.detours, "lookups": result.lookups, "net_tokens": round(saved_tokens - detour_tokens),
+            "channel_lookups": len(channel), "channel_used": sum(1 for r in channel if r.used)}
 
 
 def arms(flow: Flow, evidence: Sequence[Session], test: Sequence[Session], theta: float,
@@ -103,7 +109,7 @@ def slack_channel_rows(flows: dict[str, Flow]) -> list[str]:
         if flow.promotion is None:
             continue
         for s in flow.promotion.sites:
-            if s.tool == "read_channel_messages":
+            if s.tool == CHANNEL:
                 lines.append(f"| {name} | `{s.site}` | {s.used:g}/{s.lookups:g} used, {s.tasks} tasks | "
                              f"posterior {s.posterior or 0:.3f} | {s.state} |")
     return lines
@@ -156,7 +162,15 @@ def main() -> None:
             share = t["saved"] / t["llm_turns"] if t["llm_turns"] else 0.0
             print(f"| {arm} | {t['episodes']:.0f} | {t['llm_turns']:.0f} | {t['saved']:.0f} ({share:.1%}) | "
                   f"{t['detours']:.0f} | {t['net_tokens']:,.0f} |")
+        if app.startswith("tau2/"):
+            print("\nPer agent (saved · detours · net tokens):\n| agent | " + " | ".join(ARMS) + " |\n|---|" + "---|" * len(ARMS))
+            for row in rows:
+                print(f"| {row['agent']} | " + " | ".join(
+                    f"{row[a]['saved']} · {row[a]['detours']} · {row[a]['net_tokens']:,.0f}" for a in ARMS) + " |")
         if app == "agentdojo/slack":
+            print(f"\n`{CHANNEL}` lookups on the test sessions, all pipelines: " + "; ".join(
+                f"{arm}: {per_arm[arm]['channel_lookups']:.0f} made, {per_arm[arm]['channel_used']:.0f} used, "
+                f"{per_arm[arm]['channel_lookups'] - per_arm[arm]['channel_used']:.0f} not" for arm in ARMS))
             lines = slack_channel_rows(promoted)
             if lines:
                 print("\nThe channel-reading site per pipeline (posterior bar):\n| pipeline | site | evidence | posterior | state |\n|---|---|---|---|---|")

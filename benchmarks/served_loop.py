@@ -14,8 +14,9 @@ Prints per rule and round turns saved and detours, and whether every round stays
 the reference in both; writes every number to --json. Decisions are made on `--split train`
 (the default); `--split test` reports.
 
-Record replay only: serving in the real τ² environment re-runs each call in a fresh environment
-per episode, too slow for this machine's two shared cores at 6 rules × 5 rounds (docs/promotion.md).
+`--env` serves in the real environment (each episode on a fresh one, every recorded call and
+lookup run there, `replay/env.py`): about 0.4 s CPU an episode against record replay's 4 ms, so on
+this machine's two shared cores it runs on a few named `--deployments`.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ def main() -> None:
     parser.add_argument("--most", type=int, default=None, help="At most this many sessions per deployment.")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--env", action="store_true", help="Serve in the real benchmark environment (τ²: "
+                        "tau2/<domain>; AgentDojo suites too), each lookup run there; slow: pick few deployments.")
+    parser.add_argument("--deployments", default=None, help="Only these deployments (agents), comma-separated.")
     args = parser.parse_args()
     started = time.process_time()
     rules = args.rules.split(",")
@@ -68,11 +72,12 @@ def main() -> None:
                                           for r in [REFERENCE, *rules]}
     for app in args.apps.split(","):
         for name, sessions in deployments(app, args.split, args.cache, args.most).items():
-            if len(sessions) < args.rounds + 1:
+            if len(sessions) < args.rounds + 1 or (args.deployments and name not in args.deployments.split(",")):
                 continue
-            result = run_loop(sessions, rules, args.rounds, args.theta)
+            result = run_loop(sessions, rules, args.rounds, args.theta, env=args.env)
             ref = result.rounds_by_rule[REFERENCE]
-            print(f"\n## {app}, {name}: {len(sessions)} {args.split} sessions, batches of {result.batch}, θ = {args.theta}")
+            print(f"\n## {app}, {name}: {len(sessions)} {args.split} sessions, batches of {result.batch}, θ = {args.theta}, "
+                  f"served by {'the real environment' if args.env else 'record replay'}")
             print("| rule | " + " | ".join(f"round {r + 1}" for r in range(args.rounds)) + " | saved | detours | every round within 10% |")
             print("|---|" + "---|" * (args.rounds + 3))
             for rule, scores in result.rounds_by_rule.items():

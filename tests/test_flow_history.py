@@ -132,8 +132,8 @@ def test_a_flow_learned_before_any_history_is_adopted_as_version_one(tmp_path: P
     dep = tmp_path / "shop"
     record(dep, range(0, 5))
     learned_at_once(dep, dep / "flow.json", capsys)
-    record(dep, range(5, 8), "later")  # served by the learned flow: `drop` teaches them as `learn` does
-    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0", "--rule", "drop")
+    record(dep, range(5, 8), "later")  # served by the learned flow: `said` teaches them as `learn` does
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0", "--rule", "said")
     assert code == 0 and "3 new sessions added" in out and "on version 1" in out
     cli(capsys, "flow", "commit", str(dep))
     assert (dep / "flow.json").read_bytes() != (dep / "history" / "v000001.flow.json").read_bytes()
@@ -156,7 +156,7 @@ def test_a_served_session_is_staged_as_the_rule_teaches_it(tmp_path: Path, capsy
         staged[rule] = (copy / "flow.staged.json").read_bytes()
     assert staged["drop"] != staged["all"], "the rule changes what a served session teaches"
     code, _, err = cli(capsys, "flow", "stage", str(dep), "--rule", "everything")
-    assert code != 0 and "--rule is one of" in err
+    assert code != 0 and "--served-rule is one of" in err
 
 
 def test_every_flow_write_replaces_the_file_whole(tmp_path: Path) -> None:

@@ -52,3 +52,22 @@ def test_staging_served_sessions_counts_them_as_the_rule_teaches_and_remembers_t
         assert counted.derive().counts == batch.counts
         assert counted.provenance.learned == sorted(session_fingerprint(s) for s in served)
     assert count_taught([s for s in served if any(e.kind == "lookup" for e in s.events)], MANIFEST, "holdout") is None
+
+
+def test_flow_stage_counts_served_sessions_by_the_rule_it_is_given(sessions, tmp_path) -> None:
+    from stretto_core.cli import main
+    from stretto_core.evaluate.served_loop import serve_batch
+    from stretto_core.flow.ir import load_flow
+    from stretto_core.sessions.store import write_session
+
+    served, _ = serve_batch(learn(sessions[:10], MANIFEST), sessions[10:20])
+    calls = {}
+    for rule in ("drop", "said"):
+        for s in served:
+            write_session(s, tmp_path / rule / "sessions")
+        assert main(["flow", "stage", str(tmp_path / rule), "--settled", "0", "--served-rule", rule]) == 0
+        calls[rule] = load_flow(tmp_path / rule / "flow.staged.json").contracts.calls
+    looked_up = sum(1 for s in served for e in s.events if e.kind == "lookup")
+    assert looked_up > 0
+    assert sum(calls["said"].values()) > sum(calls["drop"].values())
+    assert main(["flow", "stage", str(tmp_path / "said"), "--served-rule", "everything"]) == 2

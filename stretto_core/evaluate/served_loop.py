@@ -28,6 +28,7 @@ from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.tally import tally
 from stretto_core.evaluate.replay.walk import LookupRecord, Walk
 from stretto_core.flow.ir import Flow, learn
+from stretto_core.flow.stream import shards
 from stretto_core.learn.served import MODE_LABEL, RULES, teaching_sessions
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.serve.speculator import DEFAULT_THETA
@@ -114,15 +115,21 @@ class RoundScore:
 
 
 def serve_batch(flow: Flow, sessions: Sequence[Session], theta: float = DEFAULT_THETA,
-                holdout: Callable[[Session], bool] | None = None) -> tuple[list[Session], RoundScore]:
-    """Serve each session with the flow by record replay: the sessions a recorder leaves, and
-    the flow's score on the batch (a held-out session is recorded as it was, and scored too)."""
+                holdout: Callable[[Session], bool] | None = None, env: bool = False) -> tuple[list[Session], RoundScore]:
+    """Serve each session with the flow by record replay (`env`: each lookup run in the
+    benchmark's real environment, `replay/env.py`): the sessions a recorder leaves, and the
+    flow's score on the batch (a held-out session is recorded as it was, and scored too)."""
     engine = build_engine(FlowRuntime(flow), ReplayOptions(theta=theta, processes=1))
     score = RoundScore()
     out: list[Session] = []
     for s in sessions:
         episode: PreparedEpisode = prepare_session(s)
-        walk = Walk(episode, engine, RecordSource()).run()
+        if env:
+            from stretto_core.evaluate.replay.env import EnvSource
+
+            walk = Walk(episode, engine, EnvSource.open(episode)).run()
+        else:
+            walk = Walk(episode, engine, RecordSource()).run()
         row = tally(walk).row
         score.episodes += 1
         score.llm_turns += row.llm_turns
@@ -147,26 +154,19 @@ class LoopResult:
 
 def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
     """`rounds + 1` consecutive batches of as equal sizes as can be (batch 0 is recorded)."""
-    n = rounds + 1
-    size, extra = divmod(len(sessions), n)
-    out, start = [], 0
-    for i in range(n):
-        end = start + size + (1 if i < extra else 0)
-        out.append(list(sessions[start:end]))
-        start = end
-    return out
+    return shards(list(sessions), rounds + 1)  # type: ignore[arg-type]
 
 
 def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: int = 5,
              theta: float = DEFAULT_THETA, learn_flow: Callable[[Sequence[Session]], Flow] = learn,
-             holdout_fraction: float = HOLDOUT_FRACTION) -> LoopResult:
+             holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> LoopResult:
     """The loop of the module docstring for each rule, and the reference beside it."""
     batches = batches_of(sessions, rounds)
     result = LoopResult(rounds=rounds, batch=len(batches[1]))
     reference: list[RoundScore] = []
     for r in range(1, rounds + 1):
         flow = learn_flow([s for b in batches[:r] for s in b])
-        reference.append(serve_batch(flow, batches[r], theta)[1])
+        reference.append(serve_batch(flow, batches[r], theta, env=env)[1])
     result.rounds_by_rule[REFERENCE] = reference
     for rule in rules:
         if rule not in RULES:
@@ -176,7 +176,7 @@ def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: 
         flow = learn_flow(taught)
         for r in range(1, rounds + 1):
             holdout = (lambda s: is_holdout(s, holdout_fraction)) if rule == "holdout" else None
-            served, score = serve_batch(flow, batches[r], theta, holdout)
+            served, score = serve_batch(flow, batches[r], theta, holdout, env)
             scores.append(score)
             taught += list(teaching_sessions(served, rule))
             flow = learn_flow(taught)

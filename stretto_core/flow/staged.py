@@ -23,13 +23,13 @@ from typing import Any
 
 from stretto_core.flow.ir import (FLOW_FORMAT_VERSION, ContractCounts, Flow, FlowSource, Provenance, _merge_sources,
                                   _pin_contracts)
-from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.learn.alpha import alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.counts import Counts, vocabulary
 from stretto_core.learn.intent import count_session as count_intent, derive_table
 from stretto_core.learn.reach_alpha import reach_alpha_posterior
 from stretto_core.learn.steps import session_symbols
+from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.model import Session
 
 NEW_SESSIONS = ("data", 1.0)
@@ -49,8 +49,8 @@ class StagedFlow:
         self.sources: list[FlowSource] = [s.model_copy(deep=True) for s in flow.provenance.sources]
         self.kept: dict[str, Any] = {"thresholds": dict(flow.thresholds),
                                      "site_calibration": flow.site_calibration, "promotion": flow.promotion}
-        self.learned: set[str] = set(flow.provenance.learned or ())
-        """The fingerprints of the sessions counted (`provenance.learned`), as a merge keeps them."""
+        self.learned: set[str] | None = set(flow.provenance.learned) if flow.provenance.learned is not None else None
+        """The fingerprints of the sessions counted (`provenance.learned`), when the flow records them."""
         self.added = 0
         """Sessions counted in since the flow was staged."""
         self._derived: Flow | None = flow if flow.table is not None else None
@@ -58,8 +58,9 @@ class StagedFlow:
         self._derived_is_own = False
         """That flow holds counts of its own (not the staged ones)."""
 
-    def add(self, session: Session) -> None:
-        """Count one session in (a batch learn's counting, at weight one, as data)."""
+    def add(self, session: Session, fingerprint: str | None = None) -> None:
+        """Count one session in (a batch learn's counting, at weight one, as data; `fingerprint`:
+        the recorded session's, where `session` is a view of it, `learn/served.py`)."""
         header = session.header
         if header.manifest is not None and header.manifest != self.manifest:
             union = self.manifest.union(header.manifest)
@@ -72,7 +73,6 @@ class StagedFlow:
         for call in session.agent_calls():
             self.contracts.add_call(call.tool, call.arguments, 1.0)
         count_intent(self.intent, session, manifest, 1.0)
-        self.learned.add(session_fingerprint(session))
         source = self._source()
         source.sessions += 1
         if source.solo_sessions is not None:
@@ -80,6 +80,7 @@ class StagedFlow:
         _add_name(source.agents, header.agent_model or "unknown")
         _add_name(source.harnesses, header.harness)
         _add_name(source.apps, header.app or "unknown")
+        self.learned = (self.learned or set()) | {fingerprint or session_fingerprint(session)}
         self.added += 1
         self._derived = None
 
@@ -103,7 +104,8 @@ class StagedFlow:
             return model if shared else model.model_copy(deep=True)
         flow = Flow.model_construct(
             stretto_flow=FLOW_FORMAT_VERSION,
-            provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources], learned=sorted(self.learned)),
+            provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources],
+                                  learned=sorted(self.learned) if self.learned is not None else None),
             manifest=self.manifest, features=self.features, counts=self.counts.to_model(),
             bindings=own(self.bindings), contracts=own(self.contracts), intent=own(self.intent),
             thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"], pinned={},

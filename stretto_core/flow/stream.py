@@ -23,8 +23,10 @@ from typing import Callable, Iterator, Sequence
 from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import Flow, SessionCounter, _add
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
+from stretto_core.learn.served import DEFAULT_RULE, teaching_view
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.progress import track
+from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.shared import headers_at, read_into, session_locations
@@ -107,14 +109,19 @@ def sessions_of(files: Sequence[str], report: LoadReport | None = None) -> Itera
 def count_files(files: Sequence[str], manifest: ToolManifest, *, features: FeatureMap | None = None,
                 constants: bool = False, role: str = "data",
                 binding_options: BindingOptions = DEFAULT_OPTIONS, report: LoadReport | None = None,
-                progress: bool = True) -> Flow:
-    """Pass 2 over `files`: their sessions counted one at a time into an underived flow."""
+                progress: bool = True, rule: str = DEFAULT_RULE) -> Flow:
+    """Pass 2 over `files`: their sessions counted one at a time into an underived flow, a
+    served one as the served-session `rule` teaches it (`learn/served.py`; a recorded session
+    is counted as it is)."""
     counter = SessionCounter(manifest, features=features, constants=constants, role=role,  # type: ignore[arg-type]
                              binding_options=binding_options)
     sessions = sessions_of(files, report)
     with fewer_collections():
         for s in (track(sessions, "learn", total=len(files), unit="session") if progress else sessions):
-            counter.add(s)
+            view = teaching_view(s, rule)
+            if view is None:
+                continue
+            counter.add(view, None if view is s else session_fingerprint(s))
     return counter.flow()
 
 
@@ -169,8 +176,9 @@ Counter = Callable[[Sequence[str], str], Flow]
 
 def learn_chosen(chosen: Chosen, *, prior_weight: float | None = None, features: FeatureMap | bool | None = None,
                  constants: bool = False, binding_options: BindingOptions = DEFAULT_OPTIONS,
-                 counter: Counter | None = None) -> Flow:
-    """`flow.ir.learn` over chosen files, counted by `counter` (default: here, one at a time)."""
+                 counter: Counter | None = None, rule: str = DEFAULT_RULE) -> Flow:
+    """`flow.ir.learn` over chosen files, counted by `counter` (default: here, one at a time;
+    served sessions as `rule` teaches them, `learn/served.py`)."""
     if not chosen.files and not chosen.prior:
         raise StrettoError("no sessions to learn from")
     assert chosen.manifest is not None
@@ -184,7 +192,7 @@ def learn_chosen(chosen: Chosen, *, prior_weight: float | None = None, features:
         fmap = features or None
 
     def here(files: Sequence[str], role: str) -> Flow:
-        return count_files(files, man, features=fmap, constants=constants, role=role,
+        return count_files(files, man, features=fmap, constants=constants, role=role, rule=rule,
                            binding_options=binding_options, report=chosen.report)
 
     count = counter or here

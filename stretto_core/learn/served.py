@@ -52,16 +52,19 @@ MIN_SAID_CHARS = 4
 
 DEFAULT_PRIOR_SESSIONS = 100.0
 """w0: what other agents' sessions weigh as, in sessions, before any of the agent's own (the paper's 100)."""
-DEFAULT_PRIOR_HALF = 30.0
-"""k: after this many of the agent's own sessions the prior weighs half of w0 (docs/promotion.md)."""
+DEFAULT_PRIOR_HALF = 100.0
+"""k: after this many of the agent's own sessions the prior weighs half of w0. Chosen on the train
+split (`benchmarks/online_curve.py --choose-half`: each τ² agent's flow after its first 10 and 30
+sessions replayed on its later train sessions): utility 574.7, 579.9, 580.0, 580.0 at k = 10, 30,
+100, 300; the curve is flat past 30, and 100 is the smallest best (docs/promotion.md)."""
 
 
 def is_served(session: Session) -> bool:
-    """Whether stretto served lookups in this session: its header says `serve`, or (a header that
-    names no mode) it holds a lookup stretto made and showed."""
+    """Whether stretto served lookups in this session: its header says `serve`, or it holds a
+    lookup stretto made and showed (whatever the header says: the lookups changed what the agent did)."""
     mode = getattr(session.header, "mode", None) or session.header.labels.get(MODE_LABEL)
-    if mode is not None:
-        return mode == SERVED_MODE
+    if mode == SERVED_MODE:
+        return True
     return any(isinstance(e, Lookup) and not e.abandoned for e in session.events)
 
 

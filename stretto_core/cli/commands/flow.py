@@ -12,6 +12,7 @@ from stretto_core.errors import StrettoError
 from stretto_core.flow.history import SETTLED_SECONDS
 from stretto_core.flow.ir import Flow, load_flow, merge, save_flow
 from stretto_core.flow.review import diff, show
+from stretto_core.learn.served import DEFAULT_RULE, RULES
 from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.manifest import ToolManifest, load_manifest
 
@@ -83,15 +84,15 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
                   manifest: Path = typer.Option(None, "--manifest", help="Tool kinds, instead of the sessions' own."),
                   settled: float = typer.Option(SETTLED_SECONDS, "--settled", help="Leave session files written to "
                                                 "in the last this many seconds (still recording) for next time."),
-                  rule: str = typer.Option("said", "--rule", help="What a served session teaches "
-                                           "(docs/promotion.md): said, used, holdout, all or drop.")) -> None:
+                  rule: str = typer.Option(DEFAULT_RULE, "--served-rule", "--rule", help="What a served session teaches: "
+                                           "said (a lookup counts as the agent's call when a value of it is passed "
+                                           "on or said before the next write), used (passed on only), all, drop, "
+                                           "or holdout (served sessions teach nothing); docs/promotion.md.")) -> None:
     """Count the sessions no version counted yet into the staged flow (counts add: exact)."""
+    if rule not in RULES:
+        raise StrettoError(f"--served-rule is one of {', '.join(RULES)}, not {rule!r}")
     if not (math.isfinite(settled) and settled >= 0):
         raise StrettoError(f"--settled must be a finite number of seconds ≥ 0, not {settled}")
-    from stretto_core.learn.served import RULES
-
-    if rule not in RULES:
-        raise StrettoError(f"--rule is one of {', '.join(RULES)}, not {rule!r}")
     from stretto_core.flow.history import Deployment
 
     dep = Deployment(deployment)
@@ -140,17 +141,15 @@ def log_command(deployment: Path = typer.Argument(..., help="The app's deploymen
     typer.echo(log_json(entries) if as_json else render_log(entries), nl=False)
 
 
-def count_session_files(files: list[Path], manifest: ToolManifest | None, rule: str = "said") -> Flow | None:
-    """A flow of just these session files: those on the `auto` side of the split (as `stretto
-    learn` chooses them), each served one as `rule` teaches it (`flow/online.count_taught_files`)."""
-    from stretto_core.flow.online import count_taught_files
-    from stretto_core.flow.stream import choose
+def count_session_files(files: list[Path], manifest: ToolManifest | None, rule: str = DEFAULT_RULE) -> Flow | None:
+    """A flow of just these session files, learned as `stretto learn` would (split auto), each
+    served session as `rule` teaches it (`learn/served.py`)."""
+    from stretto_core.flow.stream import choose, learn_chosen
 
     chosen = choose([str(f) for f in files], "auto", manifest=manifest)
     if not chosen.files:
         return None
-    taught = count_taught_files(chosen.files, manifest or chosen.manifest, rule)
-    return None if taught is None else taught.derive()
+    return learn_chosen(chosen, rule=rule)
 
 
 def register(app: typer.Typer) -> None:
