@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 FILE_MODE = 0o600
@@ -67,22 +68,42 @@ def append_private(path: str | Path, encoding: str = "utf-8"):  # noqa: ANN201 -
 
 
 def write_private_bytes(path: str | Path, data: bytes, mode: int | None = None) -> Path:
-    """Write a whole file atomically (a temporary file beside it, then a rename): created 0600, or
-    with the mode of the file it replaces (`mode` overrides)."""
+    """Replace `path` with `data` so that a reader sees the old file or the new one, never a part: a
+    temp file in the same folder (created 0600), written and fsynced, renamed over it, the folder
+    synced. Created 0600, or with the mode of the file it replaces (`mode` overrides)."""
     p = Path(path)
     private_dir(p.parent)
     keep = mode_for(p) if mode is None else mode
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    fd, temp = tempfile.mkstemp(prefix="." + p.name + ".", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, keep)
-        os.replace(tmp, p)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(temp, keep)
+        os.replace(temp, p)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
         raise
+    _sync_folder(p.parent)
     return p
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable (where the platform lets a folder be fsynced)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_private_text(path: str | Path, text: str, mode: int | None = None) -> Path:

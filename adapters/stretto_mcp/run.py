@@ -57,6 +57,10 @@ class ProxyConfig(BaseModel):
     """Delete recorded sessions older than this many days when the proxy starts."""
     redact_fields: list[str] = Field(default_factory=list)
     """Hash the values under these fields before a session is written (key: STRETTO_REDACT_KEY)."""
+    shadow: bool = False
+    """Decide as when serving and record each would-be lookup, calling and appending nothing."""
+    holdout: float = 0.0
+    """The fraction of sessions, drawn at random, served nothing (recorded as mode `holdout`)."""
 
     @field_validator("reads", "deny", mode="before")
     @classmethod
@@ -68,10 +72,10 @@ class ProxyConfig(BaseModel):
     def _allowed(cls, value: Any) -> list[str] | None:
         return None if value is None else list(check_names("allow", value))
 
-    @field_validator("theta", mode="before")
+    @field_validator("theta", "holdout", mode="before")
     @classmethod
-    def _theta(cls, value: Any) -> float | None:
-        return None if value is None else check_fraction("theta", value)
+    def _fraction(cls, value: Any, info: Any) -> float | None:
+        return None if value is None else check_fraction(info.field_name, value)
 
     @field_validator("per_call", "per_session", mode="before")
     @classmethod
@@ -105,7 +109,8 @@ def build_stretto(config: ProxyConfig) -> Any:
             kwargs[name] = value
     store: Any = config.store if config.record else False
     return Stretto(config.flow, store=store, harness="mcp-proxy", app=config.app, allow=config.allow,
-                   deny=config.deny, retain_days=config.retain_days, redact_fields=config.redact_fields, **kwargs)
+                   deny=config.deny, shadow=config.shadow, holdout=config.holdout, retain_days=config.retain_days,
+                   redact_fields=config.redact_fields, **kwargs)
 
 
 async def open_server(config: ProxyConfig) -> Any:
@@ -116,14 +121,20 @@ async def open_server(config: ProxyConfig) -> Any:
     return await spawn_server(list(config.command))
 
 
-async def serve(config: ProxyConfig, host: Any = None) -> int:
-    """Run one proxy until the host or the server goes; the exit status."""
+async def serve(config: ProxyConfig, host: Any = None, *, owns_process: bool = False) -> int:
+    """Run one proxy until the host or the server goes; the exit status. `owns_process`: this
+    process does nothing else (`stretto proxy`), so the garbage collector runs between replies,
+    never inside one (`serve/pauses.py`)."""
     from stretto_mcp.channels import open_host_stdio
     from stretto_mcp.listing import Listing
     from stretto_mcp.relay import ExitStatus, Relay, RelayOptions
     from stretto_mcp.served import Served
 
     stretto = build_stretto(config)
+    if owns_process:  # the flow settled; collections between replies, not inside them
+        from stretto_core.serve.pauses import serve_without_pauses
+
+        serve_without_pauses()
     listing = Listing(stretto.flow, reads=config.reads, allow=config.allow, deny=config.deny)
     served = Served(stretto, listing, session_id=config.session_id, task_id=config.task_id, solo=config.solo,
                     labels={"proxy.server": _describe(config), **config.labels})
@@ -180,7 +191,7 @@ def run_proxy(config: ProxyConfig) -> int:
     configure_logging(config.log_level)
     _fast_event_loop()
     try:
-        return asyncio.run(serve(config))
+        return asyncio.run(serve(config, owns_process=True))
     except KeyboardInterrupt:
         return 0
     except Exception:  # noqa: BLE001 - a bug of the proxy: say so, with the traceback, on stderr

@@ -131,7 +131,8 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
         raise InputError(str(path), "the first line is not a stretto session header", lineno)
     version = data["stretto_session"]
     if type(version) is not int or version not in READABLE_SESSION_VERSIONS:
-        known = " or ".join(str(v) for v in READABLE_SESSION_VERSIONS)
+        versions = [str(v) for v in READABLE_SESSION_VERSIONS]
+        known = ", ".join(versions[:-1]) + " or " + versions[-1] if len(versions) > 1 else versions[0]
         raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version {known}", lineno)
     if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
         raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
