@@ -29,6 +29,7 @@ from typing import Callable, Iterator, Literal, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from stretto_core.errors import StrettoError
+from stretto_core.private import private_dir
 from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
 from stretto_core.sessions.jsonfile import write_atomic
 
@@ -125,7 +126,7 @@ class Deployment:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the deployment's lock: one stage, commit or rollback at a time."""
-        self.history.mkdir(parents=True, exist_ok=True)
+        private_dir(self.history)  # 0700, as every folder stretto makes
         fd = os.open(self.history / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
