@@ -63,3 +63,24 @@ def test_headless_chromium_renders_the_page_from_disk(tmp_path: Path) -> None:
     done = subprocess.run([*common, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and shot.stat().st_size > 10_000, done.stderr[-1000:]
+
+
+def test_review_reads_an_apps_deployment_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from shop_sessions import shop_sessions
+    from stretto_core.cli import verb_app
+    from stretto_core.flow.history import Deployment
+    from stretto_core.flow.ir import learn_flow, save_flow
+    from stretto_core.sessions.store import write_session
+
+    dep = Deployment(tmp_path / "shop")
+    sessions = shop_sessions(12)
+    for s in sessions:
+        write_session(s, dep.sessions)
+    save_flow(learn_flow(sessions), dep.flow)
+    out = tmp_path / "review.html"
+    done = CliRunner().invoke(verb_app("review"), ["review", "--deployment", str(dep.root), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    page = out.read_text()
+    assert "(12 sessions)" in done.output and page.count('class="site-row"') > 0 and 'id="sessions-table"' in page
