@@ -53,6 +53,10 @@ class ProxyConfig(BaseModel):
     log_level: str = "INFO"
     trace: Path | None = None
     """Write every message both ways to this file (JSON lines), for debugging."""
+    retain_days: float | None = None
+    """Delete recorded sessions older than this many days when the proxy starts."""
+    redact_fields: list[str] = Field(default_factory=list)
+    """Hash the values under these fields before a session is written (key: STRETTO_REDACT_KEY)."""
     shadow: bool = False
     """Decide as when serving and record each would-be lookup, calling and appending nothing."""
     holdout: float = 0.0
@@ -105,7 +109,8 @@ def build_stretto(config: ProxyConfig) -> Any:
             kwargs[name] = value
     store: Any = config.store if config.record else False
     return Stretto(config.flow, store=store, harness="mcp-proxy", app=config.app, allow=config.allow,
-                   deny=config.deny, shadow=config.shadow, holdout=config.holdout, **kwargs)
+                   deny=config.deny, shadow=config.shadow, holdout=config.holdout, retain_days=config.retain_days,
+                   redact_fields=config.redact_fields, **kwargs)
 
 
 async def open_server(config: ProxyConfig) -> Any:

@@ -27,8 +27,11 @@ VERBS: dict[str, tuple[str, str]] = {
     "learn": ("learn", "Learn a flow by counting: the habit, the reach, the bindings and the contracts."),
     "procedure": ("procedure", "Where no user speaks: compile, show, run and cascade a procedure from traces."),
     "proxy": ("proxy", "An MCP proxy in front of a server: records sessions and appends the flow's lookups."),
+    "redact": ("redact", "Pseudonymize sessions for sharing, keyed from STRETTO_REDACT_KEY: they teach the same flow."),
     "replay": ("replay", "Re-run each episode with the flow deciding after every tool response."),
+    "review": ("review", "One static HTML page to read before trusting a flow: sites, evidence, graph, sessions."),
     "split": ("split", "Write each app's train and test task ids."),
+    "store": ("store", "Look after the session store: prune sessions older than a number of days."),
     "sweep": ("sweep", "Replay both speculators at each threshold: turns saved, detours, utility."),
     "userwords": ("userwords", "What binding from the user's words adds in replay, per suite and domain."),
 }

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stretto_core.sessions.filelock import lock_file, unlock_file
 from stretto_core.errors import InputError, StrettoError
+from stretto_core.private import private_dir
 from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
 from stretto_core.sessions.jsonfile import write_atomic
 
@@ -124,7 +125,7 @@ class Deployment:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the deployment's lock: one stage, commit or rollback at a time."""
-        self.history.mkdir(parents=True, exist_ok=True)
+        private_dir(self.history)  # 0700, as every folder stretto makes
         fd = os.open(self.history / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             locked = lock_file(fd)  # a portable lock (`sessions/filelock.py`)

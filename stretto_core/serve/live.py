@@ -89,12 +89,13 @@ class Stretto:
                  policy: str = "use", per_call: int = MAX_LOOKUPS_PER_CALL,
                  per_session: int = MAX_LOOKUPS_PER_SESSION, lookup_timeout: float = Limits.lookup_timeout,
                  call_budget: float = Limits.call_budget, allow: Iterable[str] | None = None,
-                 deny: Iterable[str] = (), shadow: bool = False, holdout: float = 0.0) -> None:
+                 deny: Iterable[str] = (), shadow: bool = False, holdout: float = 0.0,
+                 retain_days: float | None = None, redact_fields: Iterable[str] = ()) -> None:
         self._start(StrettoOptions(flow=flow, reads=reads, writes=writes, manifest=manifest, store=store,
                                    harness=harness, agent_model=agent_model, app=app, theta=theta, policy=policy,
                                    per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
                                    call_budget=call_budget, allow=allow, deny=deny, shadow=shadow,
-                                   holdout=holdout))
+                                   holdout=holdout, retain_days=retain_days, redact_fields=redact_fields))
 
     @classmethod
     def from_options(cls, options: StrettoOptions) -> "Stretto":
@@ -119,6 +120,15 @@ class Stretto:
             self.store: Path | None = None
         else:
             self.store = default_store() if store in (None, True) else Path(store)  # type: ignore[arg-type]
+        if self.store is not None and options.retain_days is not None:
+            from stretto_core.sessions.retention import prune_at_start
+
+            prune_at_start(self.store, options.retain_days)
+        self.field_hasher: Any = None
+        if options.redact_fields:
+            from stretto_core.sessions.redact import FieldHasher, key_from_env
+
+            self.field_hasher = FieldHasher(key_from_env(), options.redact_fields)
         self._config = EngineConfig(theta=options.theta, policy=options.policy, per_call=options.per_call,
                                     per_session=options.per_session, allow=options.serving_allowlist())
         self._holdout_draw = random.Random()
@@ -377,7 +387,8 @@ class LiveSession:
 
     def _event(self, event: Any) -> None:
         if self.recorder is not None:
-            self.recorder.record(event)
+            hasher = self.owner.field_hasher
+            self.recorder.record(event if hasher is None else hasher.event(event))
 
 
 def _call_key(tool: str, arguments: dict[str, Any]) -> str:

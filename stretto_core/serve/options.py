@@ -124,6 +124,11 @@ class StrettoOptions(BaseModel):
     holdout: float = 0.0
     """The fraction of sessions, drawn at random, served nothing and recorded as mode `holdout`: a
     control the served sessions can be compared with (e.g. 0.1)."""
+    retain_days: Optional[float] = None
+    """Delete recorded sessions older than this many days (by their start time) when serving starts."""
+    redact_fields: tuple[str, ...] = ()
+    """Hash every value under these field names before a session is written (a key in
+    `STRETTO_REDACT_KEY`), so raw identifiers are never stored (`sessions/redact.py`)."""
 
     def __init__(self, **fields: Any) -> None:
         try:
@@ -131,7 +136,7 @@ class StrettoOptions(BaseModel):
         except ValidationError as exc:
             raise OptionError(one_line(exc, type(self))) from None
 
-    @field_validator("reads", "writes", "deny", mode="before")
+    @field_validator("reads", "writes", "deny", "redact_fields", mode="before")
     @classmethod
     def _names(cls, value: Any, info: Any) -> tuple[str, ...]:
         return check_names(info.field_name, value)
@@ -151,9 +156,15 @@ class StrettoOptions(BaseModel):
     def _budget(cls, value: Any, info: Any) -> int:
         return check_count(info.field_name, value)
 
-    @field_validator("lookup_timeout", "call_budget", mode="before")
+    @field_validator("lookup_timeout", "call_budget", "retain_days", mode="before")
     @classmethod
-    def _seconds(cls, value: Any, info: Any) -> float:
+    def _seconds(cls, value: Any, info: Any) -> float | None:
+        if info.field_name == "retain_days":
+            if value is None:
+                return None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+                raise OptionError(f"retain_days must be a positive number of days, got {quoted(value)}")
+            return float(value)
         return check_seconds(info.field_name, value)
 
     @field_validator("harness", "agent_model", "app", mode="before")

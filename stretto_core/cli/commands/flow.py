@@ -21,8 +21,18 @@ flow_app = typer.Typer(no_args_is_help=True, help="Read, merge and review flow f
 
 @flow_app.command("show")
 def show_command(path: Path = typer.Argument(..., help="A flow file."),
-                 theta: float = typer.Option(0.3, "--theta", help="Mark the lookups that clear this threshold.")) -> None:
+                 theta: float = typer.Option(0.3, "--theta", help="Mark the lookups that clear this threshold."),
+                 format: str = typer.Option("markdown", "--format", help="markdown (tables) or mermaid (the "
+                                                                         "flow as a graph)."),
+                 ) -> None:
     """Render a flow as Markdown: sites, lookups, scores and binding sources."""
+    if format == "mermaid":
+        from stretto_core.flow.page import mermaid
+
+        typer.echo(mermaid(load_flow(path), theta), nl=False)
+        return
+    if format != "markdown":
+        raise StrettoError(f"--format is markdown or mermaid, not {format!r}")
     typer.echo(show(load_flow(path), theta), nl=False)
 
 

@@ -68,6 +68,11 @@ def run_command(
                                                     "as solo (a flow serves each mode by its own sessions)."),
     log_level: str = typer.Option("INFO", "--log-level", help="stderr verbosity: DEBUG, INFO, WARNING, ERROR."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Also write every message both ways to this file."),
+    retain_days: Optional[float] = typer.Option(None, "--retain-days", help="Delete recorded sessions older than "
+                                                                            "this many days when the proxy starts."),
+    redact_field: List[str] = typer.Option([], "--redact-field", help="Hash the values under this field before a "
+                                                                      "session is written (key: STRETTO_REDACT_KEY; "
+                                                                      "repeatable)."),
     shadow: bool = typer.Option(False, "--shadow", help="Decide as when serving and record each would-be lookup, "
                                                         "but call and append nothing (a trial to watch)."),
     holdout: float = typer.Option(0.0, "--holdout", help="The fraction of sessions, drawn at random, served "
@@ -86,7 +91,8 @@ def run_command(
                              allow=None if tools is None else _names(tools), deny=_names(deny), theta=theta,
                              per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
                              call_budget=call_budget, server_timeout=server_timeout, app=app, solo=solo,
-                             log_level=log_level, trace=trace, shadow=shadow, holdout=holdout)
+                             log_level=log_level, trace=trace, shadow=shadow, holdout=holdout,
+                             retain_days=retain_days, redact_fields=list(redact_field))
     raise SystemExit(run.run_proxy(config))
 
 
