@@ -12,7 +12,8 @@ against the same SDK install. For each it prints:
     stretto_core.Stretto` (what an adapter's cold start pays) and `stretto learn --help`.
 
 CPU is the child's user+system time (resource.getrusage), the median of `--runs` fresh
-processes, the commands interleaved so the machine's load falls on all alike. Needs network or
+processes, the commands interleaved so the machine's load falls on all alike, with bytecode
+cached as a user's would be (PYTHONDONTWRITEBYTECODE is dropped for the children). Needs network or
 a wheel cache for the installs; fails loudly if an install or a command fails.
 """
 
@@ -44,7 +45,12 @@ COMMANDS = {
 }
 
 
+USER_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+"""A user's environment: bytecode is cached (as after any first run), no repository on the path."""
+
+
 def run(argv: list[str], **kwargs: object) -> None:
+    kwargs.setdefault("env", USER_ENV)
     done = subprocess.run(argv, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
     if done.returncode != 0:
         raise SystemExit(f"footprint: {' '.join(argv)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -63,7 +69,7 @@ def venv(at: Path, requirement: str | None) -> Path:
     run([sys.executable, "-m", "venv", str(at)])
     if requirement is not None:
         run([str(at / "bin" / "python"), "-m", "pip", "install", "-q", requirement],
-            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            env={**USER_ENV, "PYTHONWARNINGS": "ignore"})
     return at
 
 

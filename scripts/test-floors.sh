@@ -9,6 +9,6 @@ if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv $venv
   $venv/bin/python -m pip install -q --upgrade pip
 fi
-PYTHONWARNINGS="ignore::UserWarning" $venv/bin/python -m pip install -q -e ".[all,test,fastmcp]" -c requirements-floors.txt
+PYTHONWARNINGS="ignore::UserWarning" $venv/bin/python -m pip install -q -e ".[all,test]" -c requirements-floors.txt
 $venv/bin/python -m pip freeze | grep -iE "^(openai-agents|google-adk|langgraph|langchain|langchain-core|claude-agent-sdk|mcp|fastmcp)==" 
 exec $venv/bin/python -m pytest "${@:-tests/adapters}"
