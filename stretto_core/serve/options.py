@@ -117,7 +117,12 @@ class StrettoOptions(BaseModel):
     deny: tuple[str, ...] = ()
     """Denylist: never look up these tools (a list of names), whatever the flow or a manifest says."""
     shadow: bool = False
-    """Decide and record lookups, but append nothing to the agent's results (a trial to watch)."""
+    """Decide as when serving and record each would-be lookup (a `shadow_lookup` event), but call
+    nothing and append nothing to the agent's results: a trial to watch. `STRETTO_SHADOW=1` in the
+    environment does the same for the sessions that start while it is set."""
+    holdout: float = 0.0
+    """The fraction of sessions, drawn at random, served nothing and recorded as mode `holdout`: a
+    control the served sessions can be compared with (e.g. 0.1)."""
 
     def __init__(self, **fields: Any) -> None:
         try:
@@ -135,10 +140,10 @@ class StrettoOptions(BaseModel):
     def _allowed(cls, value: Any) -> tuple[str, ...] | None:
         return None if value is None else check_names("allow", value)
 
-    @field_validator("theta", mode="before")
+    @field_validator("theta", "holdout", mode="before")
     @classmethod
-    def _theta(cls, value: Any) -> float:
-        return check_fraction("theta", value)
+    def _fraction(cls, value: Any, info: Any) -> float:
+        return check_fraction(info.field_name, value)
 
     @field_validator("per_call", "per_session", mode="before")
     @classmethod
