@@ -41,6 +41,7 @@ class Limits(TypedDict, total=False):
     lookup_timeout: float
     call_budget: float
     shadow: bool
+    holdout: float
 
 
 class ServingKnobs(Limits, total=False):
