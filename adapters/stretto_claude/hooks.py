@@ -298,6 +298,17 @@ def claude_hooks(flow: Any = None, *, mcp_servers: Mapping[str, Any] | None = No
     `reads=[...]`/`writes=[...]`, or a `manifest`; a tool none of them marks read is never
     looked up. `options` go to `Stretto` (theta, per_call, per_session, lookup_timeout,
     call_budget, allow, deny, shadow). Pass `stretto=` to share one `Stretto` between hooks.
+
+    mcp_servers: the agent's MCP servers, as `ClaudeAgentOptions.mcp_servers` (the in-process
+    ones are the tools lookups may call).
+
+    stretto: a ready `Stretto` to share between hooks, instead of the flow and its options.
+
+    task_id: the task id written into each session's header.
+
+    labels: free-form labels written into each session's header.
+
+    hook_timeout: seconds the SDK waits for stretto's tool hooks (default: `call_budget` + 5).
     """
     if mcp_servers is None and into is not None and isinstance(getattr(into, "mcp_servers", None), Mapping):
         mcp_servers = into.mcp_servers

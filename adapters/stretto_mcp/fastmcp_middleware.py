@@ -93,7 +93,14 @@ class StrettoFastMCPMiddleware(Middleware):
         `policy`, `per_call`, `per_session`, `lookup_timeout`, `call_budget`, `shadow`) mean what
         they mean to `stretto proxy` and every adapter; `reads` names unannotated tools the
         operator vouches are read-only; `session_key(ctx)` names a FastMCP `Context`'s session
-        (see the module docstring). `record=False` is the old spelling of `store=False`."""
+        (see the module docstring). `record=False` is the old spelling of `store=False`.
+
+        labels: free-form labels written into each session's header.
+
+        session_key: a function of the FastMCP `Context` naming its session (None: the default).
+
+        record: deprecated; `record=False` is `store=False`.
+        """
         from stretto_core import Stretto
         from stretto_core.serve.option_values import check_names
 
