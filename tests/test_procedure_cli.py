@@ -41,11 +41,19 @@ def test_show_prints_the_trees(compiled, capsys):
 
 
 @published_data
+def test_show_says_the_demonstrations_are_not_an_agent_s(compiled, capsys):
+    assert main(["procedure", "show", str(compiled)]) == 0
+    assert "- demonstration (the hand-written demonstrator's sessions, not an agent's): 4 sessions of 4 tasks" \
+        in capsys.readouterr().out
+
+
+@published_data
 def test_run_prints_calls_verdict_and_the_benchmarks_reward(compiled, capsys):
     assert main(["procedure", "run", str(compiled), "--task-id", TEST_TASK]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["verdict"] in ("resolved", "transferred", "hand_back")
     assert result["reward"] in (0.0, 1.0) and result["calls"][0]["tool"] == "get_customer_by_phone"
+    assert result["compiled_from"] == "4 sessions of 4 tasks by the hand-written demonstrator"
 
 
 @published_data
@@ -53,6 +61,7 @@ def test_cascade_counts_the_models_turns_only_on_a_hand_back(compiled, capsys):
     assert main(["procedure", "cascade", str(compiled), "--task-id", TEST_TASK]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["llm_turns"] > 0) == (result["procedure_verdict"] == "hand_back")
+    assert "not an LLM" in result["model"] and "demonstrator" in result["compiled_from"]
     assert result["reward"] == 1.0
 
 

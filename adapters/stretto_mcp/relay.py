@@ -138,7 +138,8 @@ class Relay(OwnRequests):
                 if message["method"] == "tools/call":
                     await self._host_call(message)
                 else:
-                    self._track(message, _Pending(message["method"], message, time.monotonic()))
+                    self._track(message, _Pending(message["method"], message, time.monotonic(),
+                                                  notices=self.served.listing.notices))
                     await self._to_server(message)
             elif is_notification(message):
                 if message["method"] == "notifications/cancelled":
@@ -245,8 +246,10 @@ class Relay(OwnRequests):
             out = response
         else:
             try:  # nothing cancels this task from here on (the host's cancel stops at the server's answer)
+                meta = params_of(pending.message).get("_meta")  # a host's traceparent parents the lookups' spans
                 out = {**response, "result": await self.served.after_call(pending.call_id, name, arguments,
-                                                                          result, self._lookup)}
+                                                                          result, self._lookup,
+                                                                          trace=meta if isinstance(meta, dict) else None)}
             except asyncio.CancelledError:
                 out = None
             except Exception as exc:  # noqa: BLE001 - the host always gets its own result
@@ -299,7 +302,7 @@ class Relay(OwnRequests):
             meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
             self.served.server_info(result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo"))
         if pending.method == "tools/list" and isinstance(message.get("result"), dict):
-            self._host_listing_page(params_of(pending.message).get("cursor"), message["result"])
+            self._host_listing_page(params_of(pending.message).get("cursor"), message["result"], pending.notices)
         if not pending.cancelled:
             await self._to_host(message)
 
@@ -314,7 +317,7 @@ class Relay(OwnRequests):
             if target is not None:
                 target.started = time.monotonic()  # a server that reports progress is not hung
         if method == "notifications/tools/list_changed":
-            self._relist_soon()
+            self._tools_changed()
         await self._to_host(message)
 
     async def _server_malformed(self, bad: Malformed) -> None:

@@ -6,6 +6,20 @@ from stretto_core.procedures.ir import Leaf, Node, Procedure, Split
 
 MAX_OPTIONS_SHOWN = 3
 
+SOURCE_NOTES = {"recorded": " (recorded agents' sessions)",
+                "demonstration": " (the hand-written demonstrator's sessions, not an agent's)"}
+"""What each kind of source is, said beside its counts: a reviewer must not take one for the other."""
+
+
+def compiled_from(procedure: Procedure) -> str:
+    """What a procedure was compiled from, by body: recorded agents' sessions or the demonstrator's."""
+    parts = []
+    for s in procedure.provenance.sources:
+        who = {"recorded": "recorded agents", "demonstration": "the hand-written demonstrator"}.get(s.kind, s.kind)
+        agents = f" ({', '.join(s.agents)})" if s.agents and s.kind == "recorded" else ""
+        parts.append(f"{s.sessions} sessions of {s.tasks} tasks by {who}{agents}")
+    return "; ".join(parts) or "no recorded source"
+
 
 def _leaf_text(leaf: Leaf) -> str:
     shown = [f"{o.action} ×{o.count}" for o in leaf.options[:MAX_OPTIONS_SHOWN]]
@@ -32,7 +46,7 @@ def show(procedure: Procedure, site: str | None = None) -> str:
         out.append("## Provenance")
         for s in p.provenance.sources:
             agents = f" ({', '.join(s.agents)})" if s.agents else ""
-            out.append(f"- {s.kind}: {s.sessions} sessions of {s.tasks} tasks{agents}")
+            out.append(f"- {s.kind}{SOURCE_NOTES.get(s.kind, '')}: {s.sessions} sessions of {s.tasks} tasks{agents}")
         out.append(f"- {len(p.provenance.sessions)} sessions, {len(p.provenance.tasks)} tasks in all "
                    "(listed in the file's `provenance`)")
         out += ["", "## Run", f"- at most {p.max_calls} calls; handoff tool: `{p.handoff}`",

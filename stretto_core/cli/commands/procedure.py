@@ -14,6 +14,16 @@ procedure_app = typer.Typer(no_args_is_help=True, help="Compile, review and run 
 
 APP = "tau2/telecom"
 
+WORKFLOW_MODEL = ("workflow: the demonstrator's written workflow (procedures/tau2/demonstrator.py, a hand-written "
+                  "program of the policy) replayed as a scripted model, one call per turn; not an LLM")
+"""What `--model workflow` is, said wherever a cascade's figures are printed."""
+
+
+def compiled_from(procedure: Any) -> str:
+    from stretto_core.procedures.show import compiled_from as said
+
+    return said(procedure)
+
 
 def _tickets(app: str):
     """Tickets of τ²-bench telecom tasks, from the package (sessions of other apps carry theirs)."""
@@ -31,7 +41,11 @@ def compile_command(sessions: list[Path] = typer.Option([], "--sessions", help="
                     out: Path = typer.Option(..., "--out", help="Where to write the procedure."),
                     app: str = typer.Option(APP, "--app", help="The app the sessions are of."),
                     min_reward: float = typer.Option(1.0, "--min-reward", help="Compile only from sessions with this reward.")) -> None:
-    """Compile a procedure from successful solo sessions of training tasks (test tasks are refused)."""
+    """Compile a procedure from successful solo sessions of training tasks (test tasks are refused).
+
+    It prints what it compiled from by body: recorded agents' sessions, or the hand-written
+    demonstrator's (`procedure demonstrate`), whose figures say nothing of what recorded agents teach.
+    """
     from stretto_core.procedures.compile import compile_procedure
     from stretto_core.procedures.ir import save_procedure
     from stretto_core.procedures.sources import SourceReport, read_sessions, training_episodes
@@ -46,6 +60,7 @@ def compile_command(sessions: list[Path] = typer.Option([], "--sessions", help="
     procedure = compile_procedure(episodes, app)
     save_procedure(procedure, out)
     typer.echo(f"compiled {out} from {report.kept} sessions of {len(procedure.provenance.tasks)} tasks "
+               f"[{compiled_from(procedure)}] "
                f"({report.unsuccessful} unsuccessful left out): {len(procedure.actions)} actions, "
                f"{len(procedure.trees)} sites, {len(procedure.checks)} checks")
 
@@ -111,7 +126,8 @@ def run_command(path: Path = typer.Argument(..., help="A procedure file."),
     result = run_procedure(procedure, task.ticket or "", SoloToolSet(task, db))
     calls = [(c.tool, c.arguments, c.content, c.error) for c in result.calls]
     reward = task_reward(task, calls, env_constructor(db))
-    typer.echo(json.dumps({"task_id": task_id, "verdict": result.verdict, "reason": result.reason,
+    typer.echo(json.dumps({"task_id": task_id, "compiled_from": compiled_from(procedure),
+                           "verdict": result.verdict, "reason": result.reason,
                            "reward": reward.reward, "failed": reward.failed_assertions,
                            "calls": _calls_json(result.calls)}, indent=2, ensure_ascii=False))
 
@@ -119,10 +135,16 @@ def run_command(path: Path = typer.Argument(..., help="A procedure file."),
 @procedure_app.command("cascade")
 def cascade_command(path: Path = typer.Argument(..., help="A procedure file."),
                     task_id: str = typer.Option(..., "--task-id", help="A τ²-bench telecom task."),
-                    model: str = typer.Option("workflow", "--model", help="`workflow` (the written workflow as a scripted "
-                                                                          "model) or a JSON file of scripted turns."),
+                    model: str = typer.Option("workflow", "--model", help="`workflow` (the hand-written demonstrator's "
+                                                                          "written workflow as a scripted model, not an "
+                                                                          "LLM) or a JSON file of scripted turns."),
                     renamed: bool = typer.Option(False, "--renamed")) -> None:
-    """The procedure, then a model on a hand-back; print the verdicts, LLM turns and reward."""
+    """The procedure, then a model on a hand-back; print the verdicts, LLM turns and reward.
+
+    The output names what the procedure was compiled from and what the model was: with
+    `--model workflow` it is the demonstrator's written workflow, scripted, so its turns and
+    reward measure the hand-back and resume, not an LLM.
+    """
     from stretto_core.procedures.cascade import ModelTurn, ScriptedModel, run_cascade
     from stretto_core.procedures.ir import load_procedure
     from stretto_core.procedures.tau2.demonstrator import WorkflowModel
@@ -133,14 +155,17 @@ def cascade_command(path: Path = typer.Argument(..., help="A procedure file."),
     task, db = _task(task_id, renamed)
     if model == "workflow":
         brain: Any = WorkflowModel(task.ticket or "")
+        model_said = WORKFLOW_MODEL
     else:
+        model_said = f"scripted turns from {model}"
         turns = json.loads(Path(model).read_text(encoding="utf-8"))
         brain = ScriptedModel([ModelTurn(calls=[(c["tool"], c.get("arguments", {})) for c in t.get("calls", [])],
                                          text=t.get("text", "")) for t in turns])
     result = run_cascade(procedure, task.ticket or "", SoloToolSet(task, db), brain)
     calls = [(c.tool, c.arguments, c.content, c.error) for c in result.calls]
     reward = task_reward(task, calls, env_constructor(db))
-    typer.echo(json.dumps({"task_id": task_id, "procedure_verdict": result.run.verdict, "reason": result.run.reason,
+    typer.echo(json.dumps({"task_id": task_id, "compiled_from": compiled_from(procedure), "model": model_said,
+                           "procedure_verdict": result.run.verdict, "reason": result.run.reason,
                            "verdict": result.verdict, "llm_turns": result.llm_turns, "reward": reward.reward,
                            "calls": _calls_json(result.calls)}, indent=2, ensure_ascii=False))
 
@@ -150,7 +175,12 @@ def demonstrate_command(out: Path = typer.Option(..., "--out", help="A folder fo
                         tasks: str = typer.Option("train", "--tasks", help="`train` (the 74 training tasks) or "
                                                                            "`generated:N` (N generated non-test tasks)."),
                         seed: int = typer.Option(0, "--seed")) -> None:
-    """Record the written-workflow demonstrator on training or generated tasks (never test tasks)."""
+    """Record the written-workflow demonstrator on training or generated tasks (never test tasks).
+
+    The demonstrator is a hand-written program of the written policy, not a recorded agent: a
+    procedure compiled from its sessions says so in its provenance (`demonstration`), and its
+    figures are a ceiling for the compiler, not what recorded agents' sessions teach.
+    """
     from stretto_core.paths import manifest_path
     from stretto_core.procedures.tau2.harness import demonstrations, generated_task_ids, training_task_ids
     from stretto_core.sessions.manifest import load_manifest
