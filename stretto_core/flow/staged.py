@@ -21,13 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from stretto_core.flow.ir import ContractCounts, Flow, FlowSource, Provenance, _merge_sources, _pin_contracts
+from stretto_core.flow.ir import (FLOW_FORMAT_VERSION, ContractCounts, Flow, FlowSource, Provenance, _merge_sources,
+                                  _pin_contracts)
 from stretto_core.learn.alpha import alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.counts import Counts, vocabulary
 from stretto_core.learn.intent import count_session as count_intent, derive_table
 from stretto_core.learn.reach_alpha import reach_alpha_posterior
 from stretto_core.learn.steps import session_symbols
+from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.model import Session
 
 NEW_SESSIONS = ("data", 1.0)
@@ -45,7 +47,9 @@ class StagedFlow:
         self.contracts: ContractCounts = flow.contracts.model_copy(deep=True)
         self.intent = flow.intent.model_copy(deep=True)
         self.sources: list[FlowSource] = [s.model_copy(deep=True) for s in flow.provenance.sources]
-        self.kept: dict[str, Any] = {"thresholds": dict(flow.thresholds),
+        self.learned: set[str] | None = None if flow.provenance.learned is None else set(flow.provenance.learned)
+        """The fingerprints of the sessions counted (None: a flow that recorded none, and nothing added)."""
+        self.kept: dict[str, Any] = {"thresholds": dict(flow.thresholds), "promotion": flow.promotion,
                                      "site_calibration": flow.site_calibration}
         self.added = 0
         """Sessions counted in since the flow was staged."""
@@ -54,8 +58,9 @@ class StagedFlow:
         self._derived_is_own = False
         """That flow holds counts of its own (not the staged ones)."""
 
-    def add(self, session: Session) -> None:
-        """Count one session in (a batch learn's counting, at weight one, as data)."""
+    def add(self, session: Session, fingerprint: str | None = None) -> None:
+        """Count one session in (a batch learn's counting, at weight one, as data); `fingerprint`:
+        the recorded session's, where `session` is a view of it (as `SessionCounter.add`)."""
         header = session.header
         if header.manifest is not None and header.manifest != self.manifest:
             union = self.manifest.union(header.manifest)
@@ -75,6 +80,9 @@ class StagedFlow:
         _add_name(source.agents, header.agent_model or "unknown")
         _add_name(source.harnesses, header.harness)
         _add_name(source.apps, header.app or "unknown")
+        if self.learned is None:
+            self.learned = set()
+        self.learned.add(fingerprint or session_fingerprint(session))
         self.added += 1
         self._derived = None
 
@@ -97,10 +105,13 @@ class StagedFlow:
         def own(model: Any) -> Any:
             return model if shared else model.model_copy(deep=True)
         flow = Flow.model_construct(
-            stretto_flow=1, provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources]),
+            stretto_flow=FLOW_FORMAT_VERSION,
+            provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources],
+                                  learned=None if self.learned is None else sorted(self.learned)),
             manifest=self.manifest, features=self.features, counts=self.counts.to_model(),
             bindings=own(self.bindings), contracts=own(self.contracts), intent=own(self.intent),
-            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"], pinned={})
+            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"],
+            promotion=self.kept["promotion"], pinned={})
         flow.vocab = vocabulary(self.counts, self.manifest.tools)
         flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
         flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))
