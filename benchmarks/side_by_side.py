@@ -79,10 +79,15 @@ def finish(proc: subprocess.Popen, who: str) -> dict:
 
 def side_by_side(probe: str, args: Sequence[str], before: Path, rounds: int = 3) -> list[dict]:
     """`rounds` rounds of the probe, before's and this checkout's started together each round:
-    [{"before": …, "after": …}, …]."""
+    [{"before": …, "after": …}, …]. `{who}` in an argument becomes `before` or `after` (files of
+    their own)."""
     out = []
+
+    def own(who: str) -> list[str]:
+        return [str(a).replace("{who}", who) for a in args]
+
     for _ in range(rounds):
-        procs = {"before": start(before, probe, args), "after": start(HERE, probe, args)}
+        procs = {"before": start(before, probe, own("before")), "after": start(HERE, probe, own("after"))}
         out.append({who: finish(proc, who) for who, proc in procs.items()})
     return out
 

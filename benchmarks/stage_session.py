@@ -11,8 +11,8 @@ checkout's code adds the last `--new` sessions one at a time to the flow it load
 Both settle after loading the flow (`gc.collect(); gc.freeze()`, as `serve/pauses.settle` does),
 so that a full collection over the sessions just read lands in neither's adds.
 
-Both write the flow they end with; the two files and a batch learn of the same sessions must be
-byte-identical (the benchmark fails otherwise). Both run at the same time, round after round, so
+Each writes the flow it ends with, which must be byte-identical to a batch learn of the same
+sessions by the same code (the benchmark fails otherwise). Both run at the same time, round after round, so
 both see the same load; CPU time per session, the best round of each, and the median ratio.
 
     python benchmarks/stage_session.py [--before HEAD~1] [--new 20] [--rounds 3] [--out bench-out/stage_session.json]
@@ -27,8 +27,26 @@ import sys
 import tempfile
 from pathlib import Path
 
-from side_by_side import best, checkout, describe, flows_identical, load_note, ratio_median, side_by_side
+from side_by_side import (best, checkout, describe, finish, flows_identical, load_note, ratio_median,
+                          side_by_side, start)
 from summary_file import write_summary
+
+BATCH = r"""
+import sys
+from pathlib import Path
+from stretto_core.flow.ir import learn, save_flow
+from stretto_core.sessions.store import load_sessions
+from stretto_core.sessions.splits import split_of
+import tempfile
+from stretto_core.sessions.ingest import ingest_files
+store = tempfile.mkdtemp()
+ingest_files("tau2", [Path(sys.argv[1])], Path(store))  # sessions written by this checkout's code
+train = [s for s in load_sessions([Path(store)]) if split_of(s.header) == "train"]
+save_flow(learn(train), sys.argv[2])
+__import__("shutil").rmtree(store)
+print("{}")
+"""
+"""A batch learn of every train session, by a checkout's own code (its flow format)."""
 
 PROBE = r"""
 import gc, json, statistics, sys, time
@@ -36,7 +54,11 @@ from pathlib import Path
 from stretto_core.flow.ir import learn, load_flow, merge_flows, save_flow
 from stretto_core.sessions.store import load_sessions
 from stretto_core.sessions.splits import split_of
-store, flow_path, new, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+import tempfile
+from stretto_core.sessions.ingest import ingest_files
+source, flow_path, new, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+store = tempfile.mkdtemp()
+ingest_files("tau2", [Path(source)], Path(store))  # sessions written by this checkout's code
 train = [s for s in load_sessions([Path(store)]) if split_of(s.header) == "train"]
 fresh = train[-new:]
 clock = time.process_time
@@ -44,6 +66,7 @@ try:
     from stretto_core.flow.staged import StagedFlow
 except ImportError:
     StagedFlow = None
+save_flow(learn(train[:-new]), flow_path)  # the staged flow, learned and written by this checkout's code
 flow = load_flow(flow_path)
 gc.collect(); gc.freeze()  # settled after loading, as `serve/pauses.settle` does: both checkouts alike
 per = []
@@ -59,6 +82,7 @@ else:
     t = clock(); flow = staged.flow(shared=True); refresh = clock() - t
 total = clock() - started
 save_flow(flow, out)
+__import__("shutil").rmtree(store)
 print(json.dumps({"incremental": StagedFlow is not None, "per_session_ms": [1e3 * x for x in per],
                   "mean_ms": 1e3 * sum(per) / len(per), "median_ms": 1e3 * statistics.median(per), "max_ms": 1e3 * max(per),
                   "refresh_ms": 1e3 * refresh, "total_ms": 1e3 * total}))
@@ -80,20 +104,18 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp_name, checkout(args.before) as before:
         tmp = Path(tmp_name)
-        ingest_files("tau2", [data_root() / "tau2" / "trajectories" / "retail"], tmp / "store")
+        source = data_root() / "tau2" / "trajectories" / "retail"
+        ingest_files("tau2", [source], tmp / "store")
         train = [s for s in load_sessions([tmp / "store"]) if split_of(s.header) == "train"]
-        save_flow(learn(train[:-args.new]), tmp / "flow.json")
-        save_flow(learn(train), tmp / "batch.flow.json")
         load = load_note()
-        rounds = side_by_side(PROBE, [tmp / "store", tmp / "flow.json", args.new, tmp / "out.flow.json"],
+        rounds = side_by_side(PROBE, [source, tmp / "start-{who}.flow.json", args.new, tmp / "out-{who}.flow.json"],
                               before, args.rounds)
-        # each round overwrote out.flow.json: check the last round's two flows by running each once more
+        # each checkout's final flow against its own batch learn (the format may differ between them)
         same = {}
         for who, code in (("before", before), ("after", Path(__file__).resolve().parents[1])):
-            from side_by_side import finish, start
-
-            finish(start(code, PROBE, [tmp / "store", tmp / "flow.json", args.new, tmp / f"{who}.flow.json"]), who)
-            same[who] = flows_identical(tmp / f"{who}.flow.json", tmp / "batch.flow.json")
+            finish(start(code, PROBE, [source, tmp / f"{who}.start.flow.json", args.new, tmp / f"{who}.flow.json"]), who)
+            finish(start(code, BATCH, [source, tmp / f"{who}.batch.flow.json"]), who)
+            same[who] = flows_identical(tmp / f"{who}.flow.json", tmp / f"{who}.batch.flow.json")
     if not all(same.values()):
         raise SystemExit(f"stage_session: a flow differs from the batch learn's bytes: {same}")
     summary = {"before": describe(args.before), "sessions_added": args.new, "train_sessions": len(train),
