@@ -65,6 +65,7 @@ gc.collect()
 base_objects = len(gc.get_objects()) + gc.get_freeze_count()
 gc.callbacks.append(watch)  # the collections of serving alone
 responses, lookups, opened = [], 0, []
+first_session = 0  # responses of the first session (lazy imports, first indexes: once a process)
 off_path = 0.0
 started = clock()
 for k in range(n):
@@ -83,6 +84,8 @@ for k in range(n):
             t = clock()
             live.after_tool_sync(e.call_id, c.tool, c.arguments, e.content, answer, error=e.error)
             responses.append(clock() - t)
+            if k == 0:
+                first_session = len(responses)
             inside[0] = False
             if collector is not None:
                 t = clock()
@@ -99,6 +102,7 @@ print(json.dumps({
     "schedule": "settle + Collector" if collector is not None else "CPython's own",
     "sessions": n, "responses": len(responses), "lookups": lookups,
     "response_p50_ms": 1e3 * pct(0.5), "response_p99_ms": 1e3 * pct(0.99), "worst_response_ms": 1e3 * ordered[-1],
+    "worst_warm_response_ms": 1e3 * max(responses[first_session:], default=0.0),
     "collections_in_responses": len(on_path),
     "worst_collection_in_response_ms": 1e3 * max((c[1] for c in on_path), default=0.0),
     "full_collections_in_responses": sum(1 for c in on_path if c[0] == 2),
@@ -108,7 +112,8 @@ print(json.dumps({
     "tracked_containers_per_session": objects / n}))
 """
 
-KEYS = [("worst_response_ms", "worst response, ms CPU"), ("response_p99_ms", "response p99, ms"),
+KEYS = [("worst_response_ms", "worst response, ms CPU"),
+        ("worst_warm_response_ms", "worst response after the first session, ms"), ("response_p99_ms", "response p99, ms"),
         ("response_p50_ms", "response p50, ms"), ("collections_in_responses", "collections inside responses"),
         ("full_collections_in_responses", "full collections inside responses"),
         ("worst_collection_in_response_ms", "worst collection inside a response, ms"),
