@@ -14,6 +14,7 @@ either time alone (a shared machine's absolute times move with its load).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -79,10 +80,15 @@ def finish(proc: subprocess.Popen, who: str) -> dict:
 
 def side_by_side(probe: str, args: Sequence[str], before: Path, rounds: int = 3) -> list[dict]:
     """`rounds` rounds of the probe, before's and this checkout's started together each round:
-    [{"before": …, "after": …}, …]."""
+    [{"before": …, "after": …}, …]. `{who}` in an argument becomes `before` or `after` (files of
+    their own)."""
     out = []
+
+    def own(who: str) -> list[str]:
+        return [str(a).replace("{who}", who) for a in args]
+
     for _ in range(rounds):
-        procs = {"before": start(before, probe, args), "after": start(HERE, probe, args)}
+        procs = {"before": start(before, probe, own("before")), "after": start(HERE, probe, own("after"))}
         out.append({who: finish(proc, who) for who, proc in procs.items()})
     return out
 
@@ -110,3 +116,36 @@ def load_note() -> str:
 def flows_identical(a: str | Path, b: str | Path) -> bool:
     """Two flow files hold the same bytes."""
     return Path(a).read_bytes() == Path(b).read_bytes()
+
+
+RETAIL = r"""
+import shutil, sys, tempfile
+from pathlib import Path
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.store import load_sessions
+_store = tempfile.mkdtemp()
+ingest_files("tau2", [Path(sys.argv[1])], Path(_store))  # written and read by this checkout's own code
+_sessions = load_sessions([Path(_store)])
+shutil.rmtree(_store)
+train = [s for s in _sessions if split_of(s.header) == "train"]
+test = [s for s in _sessions if split_of(s.header) == "test"]
+"""
+"""The start of a probe on τ² retail: the trajectories (its first argument) ingested by the probe's
+own checkout (session and flow formats differ between commits), `train` and `test` sessions."""
+
+
+def retail_source() -> Path:
+    """The τ² retail trajectories in STRETTO_DATA (a probe's first argument with `RETAIL`)."""
+    from stretto_core.paths import data_root
+
+    return data_root() / "tau2" / "trajectories" / "retail"
+
+
+def parser(doc: str, out: str, rounds: int) -> argparse.ArgumentParser:
+    """A side-by-side benchmark's options: `--before`, `--rounds`, `--out`."""
+    made = argparse.ArgumentParser(description=doc.splitlines()[0])
+    made.add_argument("--before", default="HEAD~1", help="the commit (or a checkout's folder) to compare with")
+    made.add_argument("--rounds", type=int, default=rounds)
+    made.add_argument("--out", default=out)
+    return made

@@ -36,3 +36,11 @@ def test_a_tool_no_longer_read_after_a_relisting_is_not_looked_up(tmp_path: Path
                                                writes=sorted(looked_up)))
     lookups_made(relisted, episode)
     assert not {lk.tool for lk in relisted.lookups} & looked_up
+
+
+def test_a_live_session_keeps_its_lookups_text_but_not_their_parsed_results(tmp_path: Path) -> None:
+    stretto = Stretto(shop_flow(), store=tmp_path, theta=0.0)
+    served = stretto.session("kept", tools=MANIFEST)
+    assert lookups_made(served, shop_sessions(30)[20]) > 0
+    assert all(lk.parsed is None for lk in served.lookups)
+    assert any(lk.content.startswith(("{", "[")) for lk in served.lookups)

@@ -190,3 +190,22 @@ def test_a_served_state_keeps_a_bounded_memory_of_the_results_of_calls_passing_a
     assert ("get_order", "order_id", "#o00000") not in served.result_for
     kept = {len(entry.index.keyish) for entry in served.result_for.values()}
     assert kept == {CALL_RESULT_KEYS} and len(full.result_for[("get_order", "order_id", "#o00000")].index.first_path) > kept.pop()
+
+
+def test_a_call_points_to_its_result_while_in_its_window_and_to_its_key_like_values_once_it_left():
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
+    state = ToolState(manifest, served=True, look_back=2, focus=Focus.of_sources([("get_order", "$.item_id")]))
+
+    def order(n: int, error: bool = False):
+        state.observe_call(f"c{n}", "get_order", {"order_id": f"#o{n}"})
+        content = "no such order" if error else json.dumps({"item_id": f"i{n:04d}", "user": f"u{n:04d}"})
+        state.observe_result(f"c{n}", "get_order", content, None, error)
+        return state.result_for[("get_order", "order_id", f"#o{n}")]
+
+    first = order(0)
+    assert first is state.ok_results["get_order"][0]  # the result itself: no copy while it is in the window
+    order(1)
+    order(2)  # the window slides past the first result
+    husk = state.result_for[("get_order", "order_id", "#o0")]
+    assert husk is not first and husk.ok and set(husk.index.keyish) == set(first.index.keyish) == {"i0000", "u0000"}
+    assert not order(3, error=True).ok

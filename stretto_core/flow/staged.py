@@ -47,10 +47,10 @@ class StagedFlow:
         self.contracts: ContractCounts = flow.contracts.model_copy(deep=True)
         self.intent = flow.intent.model_copy(deep=True)
         self.sources: list[FlowSource] = [s.model_copy(deep=True) for s in flow.provenance.sources]
-        self.kept: dict[str, Any] = {"thresholds": dict(flow.thresholds),
-                                     "site_calibration": flow.site_calibration, "promotion": flow.promotion}
-        self.learned: set[str] | None = set(flow.provenance.learned) if flow.provenance.learned is not None else None
-        """The fingerprints of the sessions counted (`provenance.learned`), when the flow records them."""
+        self.learned: set[str] | None = None if flow.provenance.learned is None else set(flow.provenance.learned)
+        """The fingerprints of the sessions counted (None: a flow that recorded none, and nothing added)."""
+        self.kept: dict[str, Any] = {"thresholds": dict(flow.thresholds), "promotion": flow.promotion,
+                                     "site_calibration": flow.site_calibration}
         self.added = 0
         """Sessions counted in since the flow was staged."""
         self._derived: Flow | None = flow if flow.table is not None else None
@@ -59,8 +59,8 @@ class StagedFlow:
         """That flow holds counts of its own (not the staged ones)."""
 
     def add(self, session: Session, fingerprint: str | None = None) -> None:
-        """Count one session in (a batch learn's counting, at weight one, as data; `fingerprint`:
-        the recorded session's, where `session` is a view of it, `learn/served.py`)."""
+        """Count one session in (a batch learn's counting, at weight one, as data); `fingerprint`:
+        the recorded session's, where `session` is a view of it (as `SessionCounter.add`)."""
         header = session.header
         if header.manifest is not None and header.manifest != self.manifest:
             union = self.manifest.union(header.manifest)
@@ -80,7 +80,9 @@ class StagedFlow:
         _add_name(source.agents, header.agent_model or "unknown")
         _add_name(source.harnesses, header.harness)
         _add_name(source.apps, header.app or "unknown")
-        self.learned = (self.learned or set()) | {fingerprint or session_fingerprint(session)}
+        if self.learned is None:
+            self.learned = set()
+        self.learned.add(fingerprint or session_fingerprint(session))
         self.added += 1
         self._derived = None
 
@@ -105,11 +107,11 @@ class StagedFlow:
         flow = Flow.model_construct(
             stretto_flow=FLOW_FORMAT_VERSION,
             provenance=Provenance(sources=[s.model_copy(deep=True) for s in self.sources],
-                                  learned=sorted(self.learned) if self.learned is not None else None),
+                                  learned=None if self.learned is None else sorted(self.learned)),
             manifest=self.manifest, features=self.features, counts=self.counts.to_model(),
             bindings=own(self.bindings), contracts=own(self.contracts), intent=own(self.intent),
-            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"], pinned={},
-            promotion=self.kept["promotion"])
+            thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"],
+            promotion=self.kept["promotion"], pinned={})
         flow.vocab = vocabulary(self.counts, self.manifest.tools)
         flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
         flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))

@@ -365,7 +365,9 @@ class LiveSession:
             self._event(shadowed)
         for lookup in made:
             self._event(lookup)
-            self.lookups.append(lookup)
+            # kept without its parsed result (the text stays): a session open for hours keeps its
+            # lookups, and their parsed JSON was most of what it held (`benchmarks/serving_pauses.py`)
+            self.lookups.append(lookup if lookup.parsed is None else lookup.model_copy(update={"parsed": None}))
             if not lookup.error:
                 self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
         refusals = self.engine_session.take_refusals() if self.engine_session is not None else []

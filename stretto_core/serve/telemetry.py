@@ -229,5 +229,18 @@ def _otel_span(trig: Trigger, name: str, attributes: dict[str, Any], outcome: st
         span.set_attribute("error.type", "timeout" if outcome == "cut" else "tool_error")
         span.set_status(trace.Status(trace.StatusCode.ERROR))
     span.end(end_time=max(end, start))
-    metrics.get_meter("stretto").create_counter(COUNTER, unit="{lookup}", description="stretto's lookups, by outcome") \
-        .add(1, {OUTCOME: outcome, TOOL_NAME: attributes[TOOL_NAME]})
+    _lookup_counter(metrics).add(1, {OUTCOME: outcome, TOOL_NAME: attributes[TOOL_NAME]})
+
+
+_COUNTERS: dict[int, Any] = {}
+"""The lookups' counter, made once per metrics API: before a meter provider is set, OpenTelemetry
+keeps every proxy meter and counter made (to point them at the provider later), so one made per
+lookup grew a served process's memory with every lookup (five of each per τ² session)."""
+
+
+def _lookup_counter(metrics: Any) -> Any:
+    got = _COUNTERS.get(id(metrics))
+    if got is None:
+        got = _COUNTERS[id(metrics)] = metrics.get_meter("stretto").create_counter(
+            COUNTER, unit="{lookup}", description="stretto's lookups, by outcome")
+    return got

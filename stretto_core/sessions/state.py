@@ -318,22 +318,32 @@ class ToolState:
                 self._forget(gone)
                 self.seen_values.update(keyish_keys(gone.index))  # no longer read from its window
                 _trim(self.seen_values, SERVED_SEEN)
-        husk: ResultEntry | None = None
+        # The result itself while it sits in its window (a husk is made when it leaves, `_forget`),
+        # a husk at once when it never enters one; a failed result's is shared: only `ok` is read.
+        kept: ResultEntry | None = entry if _in_window(entry) else None
         for name, value in entry.arguments.items():
             key = _kept_key(value)
             if key is not None:
-                if husk is None:
-                    husk = ResultEntry(entry.position, entry.tool, entry.call_id, NOTHING_HELD, entry.ok,  # type: ignore[arg-type]
-                                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)  # type: ignore[arg-type]
+                if kept is None:
+                    kept = _husk(entry) if entry.ok else _FAILED
                 self.result_for.pop((entry.tool, name, key), None)
-                self.result_for[(entry.tool, name, key)] = husk
+                self.result_for[(entry.tool, name, key)] = kept
         _cap(self.result_for, SERVED_CALL_RESULTS)
 
     def _forget(self, entry: ResultEntry) -> None:
-        """A result left its tool's window: drop the views of several results that hold it."""
+        """A result left its tool's window: drop the views of several results that hold it, and
+        where a call's value still points to it, keep its husk instead."""
         position = entry.position
         for tag in [t for t, v in self.views.items() if _holds_position(t, v, position)]:
             del self.views[tag]
+        husk: ResultEntry | None = None
+        result_for = self.result_for
+        for name, value in entry.arguments.items():
+            key = _kept_key(value)
+            if key is not None and result_for.get((entry.tool, name, key)) is entry:
+                if husk is None:
+                    husk = _husk(entry)
+                result_for[(entry.tool, name, key)] = husk  # in place: the table's order stays
 
     def _has_seen(self, key: str) -> bool:
         """Some visible result so far held `key` (a key-like value)."""
@@ -511,6 +521,23 @@ def _shared_index(content: str, parsed: Any) -> ValueIndex:
         del _indexes[next(iter(_indexes))]
     _indexes[content] = (parsed, index)
     return index
+
+
+def _in_window(entry: ResultEntry) -> bool:
+    """A served result a call's value may point to as it is while in its window: successful,
+    and its key-like values already kept whole by its focused index (as its husk would keep them)."""
+    index = entry.index
+    return entry.ok and type(index) is FocusedIndex and len(index.keyish) <= CALL_RESULT_KEYS
+
+
+def _husk(entry: ResultEntry) -> ResultEntry:
+    """What `result_for` keeps of a result out of its window: its key-like values alone."""
+    return ResultEntry(entry.position, entry.tool, entry.call_id, NOTHING_HELD, entry.ok,  # type: ignore[arg-type]
+                       _husk_index(entry.index), entry.by_agent, origin=entry.origin)  # type: ignore[arg-type]
+
+
+_FAILED = ResultEntry(0, "", "", NOTHING_HELD, False, KeyishOnly(()), False)  # type: ignore[arg-type]
+"""What `result_for` keeps of a failed result (`described_read` reads only that it failed)."""
 
 
 def _husk_index(index: ValueIndex) -> KeyishOnly:

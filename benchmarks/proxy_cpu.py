@@ -1,0 +1,61 @@
+"""The proxy's CPU per forwarded call, before → after, side by side (issue 30, goal 5).
+
+Each checkout's `stretto proxy` (recording on, no flow: every call forwarded, recorded and
+answered with no lookup) is started in front of the tests' toy MCP server, and a raw JSON-RPC
+host (`proxy_latency.RawClient`) makes `--calls` `tools/call` requests through it; the proxy
+process's own user + system CPU (from /proc) over those calls, per call. Both checkouts' proxies
+run at the same time, round after round, so both see the same load.
+
+    python benchmarks/proxy_cpu.py [--before HEAD~1] [--calls 2000] [--rounds 3] [--out bench-out/proxy_cpu.json]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+
+from side_by_side import best, checkout, describe, load_note, parser, ratio_median, side_by_side
+from summary_file import write_summary
+
+PROBE = r"""
+import json, sys, tempfile
+import proxy_latency  # this checkout's benchmarks folder is on the path; it adds the tests' helpers
+from proxy_latency import RawClient, cpu_seconds
+from proxy_support import toy_server_command
+calls = int(sys.argv[1])
+store = tempfile.mkdtemp()
+client = RawClient([sys.executable, "-m", "stretto_core", "proxy", "--store", store, "--log-level", "ERROR",
+                    "--", *toy_server_command()])
+params = {"name": "get_order", "arguments": {"order_id": "O1"}}
+for _ in range(50):  # warm up
+    client.request("tools/call", params)
+pid = client.process.pid
+started = cpu_seconds(pid)
+wall = sum(client.request("tools/call", params) for _ in range(calls))
+used = cpu_seconds(pid) - started
+client.close()
+print(json.dumps({"calls": calls, "cpu_ms_per_call": 1e3 * used / calls, "wall_ms_per_call": 1e3 * wall / calls}))
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parser(__doc__, "bench-out/proxy_cpu.json", rounds=3)
+    options.add_argument("--calls", type=int, default=2000)
+    args = options.parse_args(argv)
+    with tempfile.TemporaryDirectory(), checkout(args.before) as before:
+        load = load_note()
+        rounds = side_by_side(PROBE, [args.calls], before, args.rounds)
+    summary = {"before": describe(args.before), "calls": args.calls, "load_at_start": load, "rounds": rounds,
+               "before_cpu_ms_per_call": best(rounds, "before", "cpu_ms_per_call"),
+               "after_cpu_ms_per_call": best(rounds, "after", "cpu_ms_per_call"),
+               "ratio_median": ratio_median(rounds, "cpu_ms_per_call"), "python": sys.version.split()[0]}
+    print(f"stretto proxy, {args.calls} tools/call to the toy server (recording on, no flow), the proxy's CPU per "
+          f"call, best of {args.rounds} rounds run side by side ({load}):")
+    print(f"  before ({summary['before']}): {summary['before_cpu_ms_per_call']:.3f} ms → "
+          f"after: {summary['after_cpu_ms_per_call']:.3f} ms (×{summary['ratio_median']:.2f}, median round)")
+    write_summary(args.out, summary)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
