@@ -57,7 +57,8 @@ def shop_model(order_id: str) -> ScriptedModel:
         if '"status"' not in seen:
             return [function_call("get_order", {"order_id": order_id}, call_id=f"c{n}")]
         if '"tier"' not in seen:
-            customer = re.search(r'"customer_id": "(C\d+)"', seen).group(1)
+            found = re.search(r'"customer_id": "(C\d+)"', seen)
+            customer = found.group(1) if found else ""
             return [function_call("get_customer", {"customer_id": customer}, call_id=f"c{n}")]
         if "refunded" not in seen:
             return [function_call("refund", {"order_id": order_id}, call_id=f"c{n}")]

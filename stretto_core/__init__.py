@@ -12,7 +12,9 @@ first use, so `import stretto_core` stays light (no plots, statistics or benchma
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from stretto_core.version import __version__ as __version__
 
 _WHERE = {
     # serve a flow live (what adapters and the proxy use)
@@ -56,6 +58,39 @@ _WHERE = {
 }
 
 __all__ = sorted(_WHERE)
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time names load on first use (`_WHERE`)
+    from stretto_core.errors import StrettoError as StrettoError
+    from stretto_core.evaluate.replay.run import (
+        ReplayOptions as ReplayOptions, replay_sessions as replay_sessions
+    )
+    from stretto_core.flow.harness import learn_for_agent as learn_for_agent
+    from stretto_core.flow.ir import (
+        Flow as Flow, learn_flow as learn_flow, load_flow as load_flow, merge_flows as merge_flows,
+        save_flow as save_flow
+    )
+    from stretto_core.learn.bindings.model import BindingOptions as BindingOptions
+    from stretto_core.serve.engine import (
+        Engine as Engine, EngineConfig as EngineConfig, EngineSession as EngineSession
+    )
+    from stretto_core.serve.live import LiveSession as LiveSession, Stretto as Stretto
+    from stretto_core.serve.results import result_text as result_text
+    from stretto_core.serve.runtime import FlowRuntime as FlowRuntime
+    from stretto_core.serve.speculator import contract_still_holds as contract_still_holds
+    from stretto_core.sessions.ingest import ingest_files as ingest_files
+    from stretto_core.sessions.manifest import (
+        ToolKind as ToolKind, ToolManifest as ToolManifest,
+        kind_from_mcp_annotations as kind_from_mcp_annotations, load_manifest as load_manifest,
+        manifest_from_mcp_tools as manifest_from_mcp_tools
+    )
+    from stretto_core.sessions.model import (
+        Lookup as Lookup, Refusal as Refusal, Session as Session, SessionHeader as SessionHeader,
+        ToolCall as ToolCall, Usage as Usage
+    )
+    from stretto_core.sessions.recorder import SessionRecorder as SessionRecorder
+    from stretto_core.sessions.store import (
+        SessionStore as SessionStore, load_sessions as load_sessions, read_session as read_session
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-import numpy as np
-
 from stretto_core.learn.alpha import LOG_ALPHA_GRID, alpha_posterior, log_marginal_likelihood
 from stretto_core.learn.counts import Counts
 
@@ -59,7 +57,7 @@ def test_one_contexts_marginal_likelihood_is_the_product_of_its_polya_urn_predic
         for i, a in enumerate(actions):
             prequential += math.log((seen.get(a, 0) + alpha / vocab) / (i + alpha))
             seen[a] = seen.get(a, 0) + 1
-        ml = log_marginal_likelihood(counts, vocab, np.array([math.log(alpha)]))[0]
+        ml = log_marginal_likelihood(counts, vocab, [math.log(alpha)])[0]
         assert abs(ml - prequential) < 1e-9
 
 def test_the_grid_is_fixed_so_the_posterior_is_deterministic():

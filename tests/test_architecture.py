@@ -10,7 +10,7 @@ from pathlib import Path
 import stretto_core
 
 PACKAGE = Path(stretto_core.__file__).parent
-STAGES = ["errors", "paths", "progress", "sessions", "learn", "flow", "serve", "procedures", "evaluate", "demo", "cli"]
+STAGES = ["version", "errors", "paths", "private", "progress", "sessions", "learn", "flow", "serve", "procedures", "evaluate", "demo", "cli"]
 """Each stage may import only itself and the stages before it."""
 
 

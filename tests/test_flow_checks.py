@@ -61,7 +61,7 @@ BAD_FLOWS: dict[str, tuple[Edit, str]] = {
                                 "intent.decisions.get_order_details: -2.0"),
     "a NaN threshold": (_set("thresholds", {"get_user_details": float("nan")}), "NaN"),
     "a negative threshold": (_set("thresholds", {"get_user_details": -0.5}), "thresholds.get_user_details: -0.5"),
-    "stretto_flow true": (_set("stretto_flow", True), "stretto_flow True is not version 1"),
+    "stretto_flow true": (_set("stretto_flow", True), "stretto_flow True is not version 1 or 2"),
 }
 
 

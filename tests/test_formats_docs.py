@@ -14,17 +14,19 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
+from stretto_core.flow.history import LogEntry
 from stretto_core.flow.ir import Flow
 from stretto_core.evaluate.replay.rows import ReplayResult
 from stretto_core.sessions.manifest import InputContract, ToolKind, ToolManifest, ToolSpec
-from stretto_core.sessions.model import Lookup, LLMTurn, Session, SessionHeader, ToolCall, ToolResult, Usage, UserMessage
+from stretto_core.sessions.model import (Lookup, LLMTurn, Session, SessionHeader, ShadowLookup, ToolCall, ToolResult, Usage,
+                                        UserMessage)
 
 FORMATS_DOC = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
 
 DOCUMENTED_MODELS: list[type[BaseModel]] = [
-    SessionHeader, UserMessage, LLMTurn, ToolResult, Lookup, ToolCall, Usage, Session,
+    SessionHeader, UserMessage, LLMTurn, ToolResult, Lookup, ShadowLookup, ToolCall, Usage, Session,
     ToolManifest, ToolSpec, InputContract,
-    Flow, ReplayResult,
+    Flow, ReplayResult, LogEntry,
 ]
 DOCUMENTED_ENUMS: list[type[Enum]] = [ToolKind]
 

@@ -50,7 +50,7 @@ def test_the_first_command_installs_the_sdk_the_demo_runs_in_and_the_docs_give_t
     assert '.venv/bin/pip install -q ".[openai-agents]"' in first
     assert first in (REPO / "docs" / "index.md").read_text(encoding="utf-8")
     extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    assert any(d.startswith("openai-agents") for d in extras["openai-agents"])  # what demo/openai_agents.py imports
+    assert any(d.startswith("openai-agents") for d in extras["openai-agents"])  # what stretto_openai_agents/demo.py imports
 
 
 def test_every_stretto_command_names_a_verb_and_options_it_has():

@@ -7,6 +7,7 @@ import gc
 import json
 import logging
 import os
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -101,7 +102,7 @@ def test_a_file_is_named_by_its_session_id_and_holds_the_header_on_its_first_lin
         rec.user("hi")
     assert rec.path == tmp_path / session_filename("a/b c")
     first = json.loads(rec.path.read_text().splitlines()[0])
-    assert first["stretto_session"] == 2 and first["session_id"] == "a/b c"
+    assert first["stretto_session"] == 3 and first["session_id"] == "a/b c"
 
 
 def test_with_flush_lines_one_each_event_is_on_disk_as_soon_as_it_is_recorded(tmp_path: Path) -> None:
@@ -203,11 +204,13 @@ class FlakyDisk:
         self.full = False
         self.partial = partial
         self.failures = 0
+        self.failed_in: list[tuple[str, float]] = []
 
     def write(self, fd: int, data: bytes) -> int:
         if not self.full:
             return os.write(fd, data)
         self.failures += 1
+        self.failed_in.append((threading.current_thread().name, time.monotonic()))
         if self.partial:
             os.write(fd, data[: self.partial])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -228,9 +231,10 @@ def test_a_full_disk_keeps_events_in_order_and_writes_them_once_space_returns(
     with caplog.at_level(logging.WARNING, logger="stretto.recorder"):
         for i in range(5):
             rec.tool_result(f"c{i}", "get_order", f"result {i}")
-        assert rec.pending == 5 and disk.failures == 5
+        assert rec.pending == 5 and disk.failures == 1  # the agent's thread does not retry: it backs off
         disk.full = False
         rec.user("after")
+        assert rec.flush()
     assert rec.pending == 0
     texts = [getattr(e, "content", None) or e.text for e in read_session(rec.path).events]
     assert texts == ["before"] + [f"result {i}" for i in range(5)] + ["after"]
@@ -276,7 +280,7 @@ def test_a_batch_that_meets_a_full_disk_waits_whole_and_is_written_whole_once_sp
     disk.full = True
     for i in range(4):
         rec.tool_result(f"c{i}", "get_order", f"result {i}")
-    assert rec.pending == 4 and disk.failures == 3  # from the batch's filling event on, each event retries
+    assert rec.pending == 4 and disk.failures == 1  # the batch's filling event tries once; then it backs off
     disk.full = False
     assert rec.flush() and rec.pending == 0
     rec.close()
@@ -305,3 +309,75 @@ def test_recording_again_after_a_fallback_close_still_starts_the_file_with_its_h
     rec.user("written later")
     rec.close()
     assert [e.text for e in read_session(rec.path).events] == ["written later"]
+
+
+def test_a_full_disk_is_retried_in_the_background_backing_off_never_in_the_agents_record_call(
+        tmp_path: Path, disk: FlakyDisk, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recorder_module, "RETRY_FIRST_SECONDS", 0.05)
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=1)
+    rec.user("before")
+    disk.full = True
+    for i in range(2000):
+        rec.tool_result(f"c{i}", "get_order", f"result {i}")
+    agent = threading.current_thread().name
+    assert [who for who, _ in disk.failed_in].count(agent) == 1  # the first failure; then only appends
+    while disk.failures < 5:
+        time.sleep(0.05)
+    retries = [at for who, at in disk.failed_in if who != agent]
+    waits = [b - a for a, b in zip(retries, retries[1:])]
+    assert all(wait >= 0.05 * 2 ** (i + 1) * 0.95 for i, wait in enumerate(waits)), waits  # each twice the last
+    disk.full = False
+    deadline = time.monotonic() + 10
+    while rec.pending and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert rec.pending == 0  # written by the background thread once the disk took it, with no record()
+    assert len(read_session(rec.path).events) == 2001
+    rec.close()
+
+
+def test_a_full_disk_keeps_events_up_to_the_backlog_bound_then_drops_new_ones_and_says_so_once(
+        tmp_path: Path, disk: FlakyDisk, caplog: pytest.LogCaptureFixture) -> None:
+    rec = SessionRecorder(tmp_path, full_header(), flush_lines=1, backlog_bytes=4000)
+    rec.user("before")
+    disk.full = True
+    with caplog.at_level(logging.WARNING, logger="stretto.recorder"):
+        for i in range(100):
+            rec.tool_result(f"c{i}", "get_order", f"result {i:03d}")
+        kept = rec.pending
+        assert 0 < kept < 100 and rec.dropped == 100 - kept
+        dropped_said = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+        assert len(dropped_said) == 1
+        disk.full = False
+        assert rec.flush()
+    counted = [r.getMessage() for r in caplog.records if f"{100 - kept} events" in r.getMessage()]
+    assert len(counted) == 1 and "dropped" in counted[0]
+    contents = [e.content for e in read_session(rec.path).events[1:]]
+    assert contents == [f"result {i:03d}" for i in range(kept)]  # nothing lost up to the bound, in order
+    rec.close()
+
+
+def test_a_close_that_saved_a_fallback_leaves_no_header_only_file_behind(tmp_path: Path, disk: FlakyDisk,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recorder_module, "RETRY_FIRST_SECONDS", 0.02)
+    disk.full = True
+    rec = SessionRecorder(tmp_path / "s", full_header(), fallback_dir=tmp_path / "fallback", flush_lines=1)
+    rec.user("stuck")
+    assert rec.close() is not None
+    disk.full = False
+    time.sleep(0.2)
+    assert not rec.path.exists() or rec.path.stat().st_size == 0  # (opening it made it, empty)
+
+
+def test_a_lone_surrogate_in_a_result_and_a_lookup_is_recorded_and_reads_back_unchanged(tmp_path: Path) -> None:
+    cut = "half an emoji: \ud83d"
+    with SessionRecorder(tmp_path, full_header()) as rec:
+        rec.tool_result("c1", "get_order", json.dumps({"note": cut}), parsed={"note": cut})
+        rec.lookup("stretto-1", "get_user", {"name": cut}, cut)
+        rec.user("ok ✓")
+    raw = rec.path.read_bytes()
+    raw.decode("utf-8")  # valid UTF-8 on disk
+    events = read_session(rec.path).events
+    assert [type(e).__name__ for e in events] == ["ToolResult", "Lookup", "UserMessage"]
+    assert events[0].parsed == {"note": cut} and json.loads(events[0].content) == {"note": cut}
+    assert events[1].arguments == {"name": cut} and events[1].content == cut
+    assert events[2].text == "ok ✓" and "✓".encode() in raw  # lines without a surrogate stay as they were

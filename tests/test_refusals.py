@@ -82,8 +82,8 @@ def test_a_session_of_the_first_format_still_reads_and_an_unknown_version_is_ref
     session = read_session(old)
     assert session.header.stretto_session == 1 and [e.kind for e in session.events] == ["user"]
     future = tmp_path / "future.jsonl"
-    future.write_text(json.dumps({"stretto_session": 3, "session_id": "s", "harness": "t"}) + "\n")
-    with pytest.raises(InputError, match="is not version 1 or 2"):
+    future.write_text(json.dumps({"stretto_session": 4, "session_id": "s", "harness": "t"}) + "\n")
+    with pytest.raises(InputError, match="is not version 1, 2 or 3"):
         read_session(future)
 
 
@@ -94,4 +94,4 @@ def test_a_session_written_again_carries_the_current_version(tmp_path: Path) -> 
     old = tmp_path / "old.jsonl"
     old.write_text(json.dumps({"stretto_session": 1, "session_id": "s", "harness": "t"}) + "\n")
     path = write_session(read_session(old), tmp_path / "out")
-    assert json.loads(path.read_text().splitlines()[0])["stretto_session"] == SESSION_FORMAT_VERSION == 2
+    assert json.loads(path.read_text().splitlines()[0])["stretto_session"] == SESSION_FORMAT_VERSION == 3

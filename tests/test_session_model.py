@@ -30,10 +30,10 @@ def test_an_unknown_kind_or_an_unknown_field_is_refused() -> None:
 
 def test_a_session_file_of_another_version_is_refused_naming_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "future.jsonl"
-    path.write_text('{"stretto_session": 3, "session_id": "s", "harness": "h"}\n')
-    with pytest.raises(InputError, match=r"future\.jsonl:1: stretto_session 3 is not version 1 or 2"):
+    path.write_text('{"stretto_session": 4, "session_id": "s", "harness": "h"}\n')
+    with pytest.raises(InputError, match=r"future\.jsonl:1: stretto_session 4 is not version 1, 2 or 3"):
         read_session(path)
-    with pytest.raises(InputError, match="is not version 1 or 2"):
+    with pytest.raises(InputError, match="is not version 1, 2 or 3"):
         read_header(path)
 
 

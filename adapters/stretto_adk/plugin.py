@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from google.adk.plugins.base_plugin import BasePlugin
+from typing_extensions import Unpack
 
 from stretto_core import Flow, Stretto, ToolManifest
+from stretto_core.serve.options import KnobsAndLabels
 
 from stretto_adk.convert import (RESULT_KEY, content_text, error_message, fill_missing_call_ids, function_calls,
                                  turn_calls, turn_usage, with_appendix)
@@ -76,7 +78,7 @@ class StrettoPlugin(BasePlugin):
                  writes: Iterable[str] = (), manifest: ToolManifest | str | Path | None = None,
                  store: str | Path | bool | None = None, result_key: str = RESULT_KEY,
                  max_sessions: int = MAX_SESSIONS, stretto: Stretto | None = None, name: str = "stretto",
-                 **options: Any) -> None:
+                 **options: Unpack[KnobsAndLabels]) -> None:
         super().__init__(name=name)
         if stretto is not None:
             if flow is not None or reads or writes or manifest is not None or store is not None or options:

@@ -13,7 +13,7 @@
 input tokens; without it each call's turn is inferred.
 """
 
-from stretto_claude.hooks import HARNESS, ClaudeHooks, claude_hooks
+from stretto_claude.hooks import HARNESS, ClaudeHooks, claude_hooks, merged_hooks
 from stretto_claude.names import ToolNames, exposed_name
 
-__all__ = ["HARNESS", "ClaudeHooks", "ToolNames", "claude_hooks", "exposed_name"]
+__all__ = ["HARNESS", "ClaudeHooks", "ToolNames", "claude_hooks", "exposed_name", "merged_hooks"]

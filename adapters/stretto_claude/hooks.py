@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 
+from typing_extensions import Unpack
+
 from stretto_core import LiveSession, Lookup, Stretto, ToolCall, ToolKind, ToolManifest, Usage, manifest_from_mcp_tools
+from stretto_core.serve.options import ServingKnobs
 
 from stretto_claude.names import PREFIX, ToolNames, exposed_name
 from stretto_claude.servers import InProcessServers
@@ -74,6 +77,18 @@ class ClaudeHooks(dict):
             "PostToolUseFailure": [HookMatcher(hooks=[self.on_post_tool_use_failure], timeout=timeout)],
             "Stop": [HookMatcher(hooks=[self.on_stop])],
         })
+
+    def add_to(self, into: Any) -> Any:
+        """Append these hooks, per event, to a `ClaudeAgentOptions`'s hooks (or to a hooks
+        mapping, in place), after the ones already there; returns `into`."""
+        if isinstance(into, dict) and not hasattr(into, "hooks"):
+            for event, matchers in self.items():
+                into.setdefault(event, []).extend(matchers)
+            return into
+        if not hasattr(into, "hooks"):
+            raise TypeError(f"into= takes a ClaudeAgentOptions or a hooks dict, not {type(into).__name__}")
+        into.hooks = merged_hooks(into.hooks, self)
+        return into
 
     # -- the hooks ---------------------------------------------------------------------------
     async def on_user_prompt(self, data: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
@@ -267,17 +282,35 @@ def claude_hooks(flow: Any = None, *, mcp_servers: Mapping[str, Any] | None = No
                  manifest: ToolManifest | str | Path | None = None, store: str | Path | bool | None = None,
                  agent_model: str | None = None, app: str | None = None, task_id: str | None = None,
                  labels: dict[str, str] | None = None, hook_timeout: float | None = None,
-                 **options: Any) -> ClaudeHooks:
+                 into: Any = None, **options: Unpack[ServingKnobs]) -> ClaudeHooks:
     """Hooks that serve `flow` to a Claude agent whose tools are `mcp_servers` (the same mapping
     as `ClaudeAgentOptions.mcp_servers`).
+
+    `into=`: a `ClaudeAgentOptions` (or a hooks mapping) that already has hooks of its own:
+    stretto's matchers are appended to its list for each event, after the user's, so both run
+    (a plain `{**theirs, **ours}` would drop one side's PostToolUse list); its `mcp_servers` are
+    the tools when `mcp_servers` is not given.
 
     Which tools are reads: the in-process servers' own `ToolAnnotations(readOnlyHint=...)`,
     `reads=[...]`/`writes=[...]`, or a `manifest`; a tool none of them marks read is never
     looked up. `options` go to `Stretto` (theta, per_call, per_session, lookup_timeout,
     call_budget, allow, deny, shadow). Pass `stretto=` to share one `Stretto` between hooks.
     """
+    if mcp_servers is None and into is not None and isinstance(getattr(into, "mcp_servers", None), Mapping):
+        mcp_servers = into.mcp_servers
     if stretto is None:
         stretto = Stretto(flow, reads=reads, writes=writes, manifest=manifest, store=store, harness=HARNESS,
                           agent_model=agent_model, app=app, **options)
-    return ClaudeHooks(stretto, InProcessServers(mcp_servers), task_id=task_id, labels=labels,
-                       hook_timeout=hook_timeout)
+    hooks = ClaudeHooks(stretto, InProcessServers(mcp_servers), task_id=task_id, labels=labels,
+                        hook_timeout=hook_timeout)
+    if into is not None:
+        hooks.add_to(into)
+    return hooks
+
+
+def merged_hooks(theirs: Mapping[str, Any] | None, ours: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """Two `hooks=` mappings as one: per event, their matchers first, then ours."""
+    merged: dict[str, list[Any]] = {event: list(matchers) for event, matchers in (theirs or {}).items()}
+    for event, matchers in ours.items():
+        merged.setdefault(event, []).extend(matchers)
+    return merged

@@ -26,8 +26,10 @@ from langchain.agents.middleware.types import ExtendedModelResponse, PrivateStat
 from langchain_core.messages import AIMessage
 from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.prebuilt.tool_node import ToolCallRequest
+from typing_extensions import Unpack
 
 from stretto_core import Flow, LiveSession, Stretto
+from stretto_core.serve.options import ServeOptions
 
 from stretto_langgraph.conversations import MAX_OPEN, Conversation
 from stretto_langgraph.serving import Serving, guarded, make_stretto, thread_of
@@ -56,7 +58,7 @@ class StrettoMiddleware(AgentMiddleware[StrettoState, Any, Any]):
     state_schema = StrettoState
 
     def __init__(self, flow: Flow | str | None = None, *, stretto: Stretto | None = None,
-                 max_open_threads: int = MAX_OPEN, **options: Any) -> None:
+                 max_open_threads: int = MAX_OPEN, **options: Unpack[ServeOptions]) -> None:
         super().__init__()
         self.stretto = make_stretto(flow, stretto, options)
         self._serving = Serving(self.stretto, max_open=max_open_threads)

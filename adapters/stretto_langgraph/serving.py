@@ -29,14 +29,13 @@ log = logging.getLogger("stretto.langgraph")
 HARNESS = "langgraph"
 
 
-def make_stretto(flow: Any, stretto: Stretto | None, options: dict[str, Any]) -> Stretto:
+def make_stretto(flow: Any, stretto: Stretto | None, options: Mapping[str, Any]) -> Stretto:
     """The served flow: the one given, or a new `Stretto(flow, **options)` for harness langgraph."""
     if stretto is not None:
         if flow is not None or options:
             raise TypeError("pass either stretto=Stretto(...) or flow= and its options, not both")
         return stretto
-    options.setdefault("harness", HARNESS)
-    return Stretto(flow, **options)
+    return Stretto(flow, **{"harness": HARNESS, **options})
 
 
 def thread_of(config: Mapping[str, Any] | None) -> str | None:

@@ -16,8 +16,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langgraph.prebuilt.tool_node import ToolCallRequest
+from typing_extensions import Unpack
 
 from stretto_core import Flow, LiveSession, Stretto
+from stretto_core.serve.options import ServeOptions
 
 from stretto_langgraph.conversations import MAX_OPEN, Conversation
 from stretto_langgraph.serving import Serving, guarded, make_stretto, thread_of
@@ -31,7 +33,8 @@ class StrettoToolWrapper:
     """
 
     def __init__(self, flow: Flow | str | None = None, *, stretto: Stretto | None = None,
-                 tools: Sequence[Any] = (), max_open_threads: int = MAX_OPEN, **options: Any) -> None:
+                 tools: Sequence[Any] = (), max_open_threads: int = MAX_OPEN,
+                 **options: Unpack[ServeOptions]) -> None:
         self.stretto = make_stretto(flow, stretto, options)
         self.extra_tools = list(tools)
         self._serving = Serving(self.stretto, max_open=max_open_threads)

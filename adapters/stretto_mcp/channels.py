@@ -16,16 +16,28 @@ import signal
 import sys
 from typing import Any, Protocol
 
+from stretto_mcp.oversize import END_BYTES, id_from_ends, is_request_head
 from stretto_mcp.wire import Malformed, encode, parse_line
 
-LINE_LIMIT = 64 * 1024 * 1024
-"""The longest line (one message) the proxy reads: 64 MiB."""
+LINE_LIMIT = 256 * 1024 * 1024
+"""The longest line (one message) the proxy reads: 256 MiB (docs/proxy.md). A longer one is not
+forwarded: a request is answered at once with a JSON-RPC error, an answer fails the host's
+request it answers (`Malformed.too_long`), and both are logged; the next message is read whole."""
 
 DRAIN_ABOVE = 64 * 1024
 """Bytes waiting in a channel's write buffer past which a send waits for the other side to read."""
 
 GRACE_SECONDS = 2.0
 """After closing a child's stdin, how long it may take to exit before SIGTERM, then SIGKILL."""
+
+
+def too_long(head: bytes, tail: bytes) -> Malformed:
+    """A line over `LINE_LIMIT`, as a `Malformed` that names its id where its ends show one."""
+    bad = Malformed(head[:200].decode("utf-8", errors="replace"),
+                    f"a message longer than the proxy's limit of {LINE_LIMIT // (1024 * 1024)} MiB",
+                    id_from_ends(head, tail))
+    bad.too_long = "request" if is_request_head(head) else "answer"
+    return bad
 
 
 class ChannelClosed(Exception):
@@ -60,21 +72,35 @@ class _LineChannel:
                 raw = exc.partial
                 if not raw.strip():
                     return None
-            except asyncio.LimitOverrunError:
-                await self._skip_long_line()
-                return Malformed("", f"a line longer than {LINE_LIMIT} bytes")
+            except asyncio.LimitOverrunError as exc:
+                return await self._skip_long_line(exc.consumed)
             except (ConnectionError, OSError, ValueError):
                 return None
             text = raw.decode("utf-8", errors="replace")
             if text.strip():
-                return parse_line(text)
+                return parse_line(text, raw)
 
-    async def _skip_long_line(self) -> None:
+    async def _skip_long_line(self, consumed: int) -> Malformed:
+        """Read past a line over the limit, keeping its two ends (for its id), never the whole;
+        what follows its newline stays in the reader, whole."""
+        head = b""
+        tail = b""
         with contextlib.suppress(Exception):
             while True:
-                chunk = await self._reader.read(1 << 20)
-                if not chunk or b"\n" in chunk:
-                    return
+                piece = await self._reader.readexactly(consumed) if consumed else b""
+                head = head or piece[:END_BYTES]
+                tail = (tail + piece)[-END_BYTES:]
+                try:
+                    end = await self._reader.readuntil(b"\n")
+                except asyncio.LimitOverrunError as exc:
+                    consumed = exc.consumed
+                    continue
+                except asyncio.IncompleteReadError as exc:
+                    end = exc.partial
+                head = head or end[:END_BYTES]
+                tail = (tail + end)[-END_BYTES:]
+                break
+        return too_long(head, tail)
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
@@ -156,9 +182,19 @@ class _ThreadedHost:
             raw = await asyncio.to_thread(self._in.readline, LINE_LIMIT)
             if not raw:
                 return None
+            if len(raw) >= LINE_LIMIT and not raw.endswith(b"\n"):
+                return await asyncio.to_thread(self._skip_long_line, raw)
             text = raw.decode("utf-8", errors="replace")
             if text.strip():
-                return parse_line(text)
+                return parse_line(text, raw)
+
+    def _skip_long_line(self, head: bytes) -> Malformed:
+        tail = head[-END_BYTES:]
+        while True:
+            piece = self._in.readline(1 << 20)
+            tail = (tail + piece)[-END_BYTES:]
+            if not piece or piece.endswith(b"\n"):
+                return too_long(head[:END_BYTES], tail)
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:

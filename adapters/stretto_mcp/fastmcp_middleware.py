@@ -1,9 +1,9 @@
 """stretto inside a FastMCP server: an `on_call_tool` middleware that serves a flow in-process.
 
     from fastmcp import FastMCP
-    from stretto_mcp.fastmcp_middleware import StrettoMiddleware
+    from stretto_mcp import StrettoFastMCPMiddleware
 
-    mcp = FastMCP("shop", middleware=[StrettoMiddleware("shop.flow.json")])
+    mcp = FastMCP("shop", middleware=[StrettoFastMCPMiddleware("shop.flow.json")])
 
 For users who already run a FastMCP server and would rather not put `stretto proxy` in front of
 it (`pip install "stretto[fastmcp]"`). It serves as the proxy does, with the proxy's own parts:
@@ -21,6 +21,9 @@ Sessions: one per client connection. Under stdio the server has one client, so o
 otherwise FastMCP's `ctx.session_id`, which is stable over a 2025-11-25 (handshake-era)
 connection but new for every request of a 2026-07-28 one: there, pass `session_key=` (for
 example a header your clients send) or each call is a session of its own.
+
+Options are spelled as in every adapter: `store=False` records nothing (the old `record=False`
+still works, with a DeprecationWarning); `StrettoMiddleware`, the old name, is the same class.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ import itertools
 import logging
 from collections import OrderedDict
 from pathlib import Path
+import warnings
 from typing import Any, Callable, Iterable
+
+from typing_extensions import Unpack
 
 from fastmcp.exceptions import FastMCPError
 from fastmcp.server.middleware import Middleware
@@ -40,6 +46,7 @@ try:
 except ImportError:  # a FastMCP without multi-round-trip tools
     InputRequiredToolResult = ()  # type: ignore[assignment,misc]
 
+from stretto_core.serve.options import Limits
 from stretto_mcp.listing import Listing
 from stretto_mcp.served import Served, result_as_text
 
@@ -74,22 +81,28 @@ def with_text_block(result: Any, text: str) -> Any:
     return out
 
 
-class StrettoMiddleware(Middleware):
+class StrettoFastMCPMiddleware(Middleware):
     """Serve a flow inside a FastMCP server: lookups appended to the agent's tool results."""
 
-    def __init__(self, flow: str | Path | None = None, *, store: str | Path | None = None, record: bool = True,
+    def __init__(self, flow: str | Path | None = None, *, store: str | Path | bool | None = None,
                  reads: Iterable[str] = (), allow: Iterable[str] | None = None, deny: Iterable[str] = (),
                  app: str | None = None, labels: dict[str, str] | None = None,
-                 session_key: Callable[[Any], str | None] | None = None, **limits: Any) -> None:
-        """`flow`, `store`, `allow`/`deny` and the limits (`theta`, `per_call`, `per_session`,
-        `lookup_timeout`, `call_budget`) mean what they mean to `stretto proxy`; `reads` names
-        unannotated tools the operator vouches are read-only; `session_key(ctx)` names a
-        FastMCP `Context`'s session (see the module docstring)."""
+                 session_key: Callable[[Any], str | None] | None = None, record: bool | None = None,
+                 **limits: Unpack[Limits]) -> None:
+        """`flow`, `store` (False records nothing), `allow`/`deny` and the limits (`theta`,
+        `policy`, `per_call`, `per_session`, `lookup_timeout`, `call_budget`, `shadow`) mean what
+        they mean to `stretto proxy` and every adapter; `reads` names unannotated tools the
+        operator vouches are read-only; `session_key(ctx)` names a FastMCP `Context`'s session
+        (see the module docstring). `record=False` is the old spelling of `store=False`."""
         from stretto_core import Stretto
         from stretto_core.serve.option_values import check_names
 
-        self.stretto = Stretto(flow, store=store if record else False, harness="fastmcp", app=app,
-                               allow=allow, deny=deny, **limits)
+        if record is not None:
+            warnings.warn("StrettoFastMCPMiddleware(record=...) is deprecated: write store=False to record "
+                          "nothing, as in every adapter", DeprecationWarning, stacklevel=2)
+            if not record:
+                store = False
+        self.stretto = Stretto(flow, store=store, harness="fastmcp", app=app, allow=allow, deny=deny, **limits)
         checked = self.stretto.options  # allow and deny checked by the core's options
         self._listing_options = {"reads": list(check_names("reads", reads)),
                                  "allow": None if checked.allow is None else list(checked.allow),
@@ -179,3 +192,7 @@ def default_session_key(ctx: Any) -> str | None:
         return str(ctx.session_id)
     except RuntimeError:
         return None
+
+
+StrettoMiddleware = StrettoFastMCPMiddleware
+"""The old name (it was also the LangGraph middleware's): the same class."""

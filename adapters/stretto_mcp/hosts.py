@@ -113,11 +113,12 @@ def plan(host: str, name: str, command: list[str], *, scope: str = "project", en
 
 
 def write_plan(p: Plan) -> Path:
-    """Write the planned config, keeping a copy of the old file beside it (`.bak`)."""
-    p.path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the planned config, keeping a copy of the old file beside it (`.bak`). A config that
+    is new is made 0600 (it may hold a server's environment); one rewritten keeps its mode, and its
+    backup is 0600 (`stretto_core.private`)."""
+    from stretto_core.private import FILE_MODE, write_private_bytes, write_private_text
+
     if p.path.exists():
-        p.path.with_name(p.path.name + ".bak").write_bytes(p.path.read_bytes())
-    tmp = p.path.with_name(p.path.name + ".tmp")
-    tmp.write_text(json.dumps(p.after, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, p.path)
+        write_private_bytes(p.path.with_name(p.path.name + ".bak"), p.path.read_bytes(), FILE_MODE)
+    write_private_text(p.path, json.dumps(p.after, indent=2) + "\n")
     return p.path

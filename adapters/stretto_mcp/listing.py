@@ -7,6 +7,10 @@ schema it had when the proxy first saw it, and the contract the flow pinned when
 A tool that vanished from the listing, or is now marked a write, is never looked up again.
 The one override is `--reads`: the operator may vouch for tools the server leaves unannotated;
 an explicit annotation always wins over it.
+
+After the server says its tools changed (`notifications/tools/list_changed`) the listing is
+stale: no tool is looked up until a listing asked for after that notice has been read, however
+long the server takes to answer (a slow listing means no lookups meanwhile, never the old one).
 """
 
 from __future__ import annotations
@@ -40,9 +44,27 @@ class Listing:
         self.pinned: dict[str, str] = {}
         self.ever_read: set[str] = set()
         self.known = False
+        self.notices = 0
+        """Change notices the server sent (`notifications/tools/list_changed`)."""
+        self.read_after = 0
+        """How many of those notices the latest listing read was asked for after."""
 
-    def update(self, tools: list[dict[str, Any]]) -> list[str]:
-        """Take a complete listing; returns what changed for the log (empty on the first)."""
+    @property
+    def stale(self) -> bool:
+        """The server changed its tools since the listing was asked for: nothing is a read now."""
+        return self.read_after < self.notices
+
+    def changed_notice(self) -> int:
+        """The server says its tools changed: stale until a listing asked for from now on is read."""
+        self.notices += 1
+        return self.notices
+
+    def update(self, tools: list[dict[str, Any]], asked_after: int | None = None) -> list[str]:
+        """Take a complete listing; returns what changed for the log (empty on the first).
+
+        `asked_after`: how many change notices had come when the listing was asked for (None:
+        all of them, as an in-process listing read now); an older listing leaves the listing stale."""
+        self.read_after = max(self.read_after, self.notices if asked_after is None else asked_after)
         listed = {t["name"]: t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
         changes: list[str] = []
         if self.known:
@@ -78,6 +100,8 @@ class Listing:
     def refusal(self, name: str) -> tuple[str, str] | None:
         """`why_not` with the reason's code (a session's `refusal` event carries both; the codes are
         `Refusal.reason`'s, docs/formats.md)."""
+        if self.stale:
+            return "listing_stale", "the server changed its tools and their new listing has not been read yet"
         if name not in self.tools:
             return "unlisted", ("the server no longer lists it" if name in self.pinned else "the server does not list it")
         tool = self.tools[name]

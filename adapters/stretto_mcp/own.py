@@ -23,6 +23,13 @@ log = logging.getLogger("stretto.proxy")
 class _Listing:
     pages: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task | None = None
+    asked_after: int = 0
+    """Change notices that had come when the host asked for the listing's first page."""
+
+
+RELIST_ROUNDS = 8
+"""Listings the proxy reads in a row while the server keeps changing its tools (then it waits for
+the next change notice, making no lookups meanwhile)."""
 
 
 class OwnRequests:
@@ -61,7 +68,13 @@ class OwnRequests:
                 self._cancel_at_server(request_id, "stretto: the proxy's own request was abandoned")
 
     async def _lookup(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        """The flow's tool function: a `tools/call` on the proxy's one downstream session."""
+        """The flow's tool function: a `tools/call` on the proxy's one downstream session.
+
+        The listing is asked once more before the call goes out: a change notice that came
+        since the decision stops it (defence in depth; the session's guard follows the listing)."""
+        refusal = self.served.listing.refusal(tool)
+        if refusal is not None:
+            raise PermissionError(f"stretto proxy: no lookup of {tool}: {refusal[1]}")
         self._lookups_in_flight += 1
         try:
             answer = await self._ask("tools/call", {"name": tool, "arguments": arguments})
@@ -75,37 +88,67 @@ class OwnRequests:
             return "Error: the server asked for more input, which a lookup cannot give", True
         return result_as_text(result)
 
-    def _host_listing_page(self, cursor: Any, result: dict[str, Any]) -> None:
+    def _host_listing_page(self, cursor: Any, result: dict[str, Any], asked_after: int = 0) -> None:
+        """One page of a listing the host asked for; `asked_after`: the change notices that had
+        come when the host asked for it (a listing asked before a notice is no fresh listing)."""
         tools = result.get("tools") if isinstance(result.get("tools"), list) else []
-        self._listing.pages = list(tools) if cursor is None else self._listing.pages + list(tools)
+        if cursor is None:
+            self._listing.pages, self._listing.asked_after = list(tools), asked_after
+        else:
+            self._listing.pages = self._listing.pages + list(tools)
+            self._listing.asked_after = min(self._listing.asked_after, asked_after)
         if not result.get("nextCursor"):
-            self._take_listing(self._listing.pages)
+            self._take_listing(self._listing.pages, self._listing.asked_after)
 
-    def _take_listing(self, tools: list[dict[str, Any]]) -> None:
-        changes = self.served.listing.update(tools)
+    def _take_listing(self, tools: list[dict[str, Any]], asked_after: int | None = None) -> None:
+        changes = self.served.listing.update(tools, asked_after)
         if changes or self.served.live is not None:
             self.served.listing_changed(changes)
 
     async def _read_listing(self) -> None:
-        tools: list[dict[str, Any]] = []
-        cursor = None
-        for _ in range(100):  # a server whose cursor never ends cannot hold the proxy
-            answer = await self._ask("tools/list", {"cursor": cursor} if cursor else {},
-                                     timeout=self.options.listing_timeout)
-            result = answer.get("result") if isinstance(answer.get("result"), dict) else {}
-            tools.extend(result.get("tools") or [])
-            cursor = result.get("nextCursor")
-            if not cursor:
-                break
-        self._take_listing(tools)
+        try:
+            await self._read_listings()
+        except Exception as exc:  # noqa: BLE001 - a listing not read leaves no tool a read: no lookups
+            log.warning("stretto proxy: could not read the server's tool listing (%s); no lookups until it is read",
+                        exc or type(exc).__name__)
+
+    async def _read_listings(self) -> None:
+        for _ in range(RELIST_ROUNDS):
+            asked_after = self.served.listing.notices
+            tools: list[dict[str, Any]] = []
+            cursor = None
+            for _ in range(100):  # a server whose cursor never ends cannot hold the proxy
+                answer = await self._ask("tools/list", {"cursor": cursor} if cursor else {},
+                                         timeout=self.options.listing_timeout)
+                result = answer.get("result") if isinstance(answer.get("result"), dict) else {}
+                tools.extend(result.get("tools") or [])
+                cursor = result.get("nextCursor")
+                if not cursor:
+                    break
+            self._take_listing(tools, asked_after)
+            if not self.served.listing.stale:
+                return
+
+    def _tools_changed(self) -> None:
+        """The server says its tools changed: no lookup until a listing asked for from now on is
+        read (the session's guard drops every read at once), and that listing is asked for."""
+        self.served.listing.changed_notice()
+        if self.served.listing.known:
+            self.served.listing_changed([])
+        self._relist_soon()
 
     def _relist_soon(self) -> None:
         if self._listing.task is None or self._listing.task.done():
             self._listing.task = asyncio.create_task(self._read_listing())
 
     async def _listing_ready(self) -> None:
+        """Before a session opens, the first listing (waited for within `listing_timeout`). A
+        stale listing is not waited for: the call goes back at once, with no lookups."""
         if not self.served.listing.known:
             self._relist_soon()
+        elif self.served.listing.stale:
+            self._relist_soon()
+            return
         task = self._listing.task
         if task is not None and not task.done():
             try:

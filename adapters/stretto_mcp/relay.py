@@ -24,11 +24,15 @@ from stretto_mcp.channels import Channel, ChannelClosed
 from stretto_mcp.own import OwnRequests, _Listing
 from stretto_mcp.served import Served, is_complete
 from stretto_mcp.state import ExitStatus, RelayOptions, ServerGone, _Pending
+from stretto_core.serve.pauses import after_reply, when_idle
 from stretto_mcp.wire import (INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVER_GONE, Malformed, envelope_of,
                               error_response, id_key, is_notification, is_request, is_response, meta_of,
                               notification, params_of)
 
 log = logging.getLogger("stretto.proxy")
+
+IDLE_COLLECT_AFTER = 2.0
+"""Seconds with no request in flight after which a full collection runs (`serve/pauses.py`)."""
 
 
 class Relay(OwnRequests):
@@ -52,6 +56,8 @@ class Relay(OwnRequests):
         self._stop = asyncio.Event()
         self._ending: str | None = None
         self._host_open = True
+        self._idle_collected = True  # a full collection is due only once a reply went out since the last
+        self._replied = time.monotonic()
 
     # -- running ---------------------------------------------------------------------------
     async def run(self) -> ExitStatus:
@@ -132,7 +138,8 @@ class Relay(OwnRequests):
                 if message["method"] == "tools/call":
                     await self._host_call(message)
                 else:
-                    self._track(message, _Pending(message["method"], message, time.monotonic()))
+                    self._track(message, _Pending(message["method"], message, time.monotonic(),
+                                                  notices=self.served.listing.notices))
                     await self._to_server(message)
             elif is_notification(message):
                 if message["method"] == "notifications/cancelled":
@@ -239,8 +246,10 @@ class Relay(OwnRequests):
             out = response
         else:
             try:  # nothing cancels this task from here on (the host's cancel stops at the server's answer)
+                meta = params_of(pending.message).get("_meta")  # a host's traceparent parents the lookups' spans
                 out = {**response, "result": await self.served.after_call(pending.call_id, name, arguments,
-                                                                          result, self._lookup)}
+                                                                          result, self._lookup,
+                                                                          trace=meta if isinstance(meta, dict) else None)}
             except asyncio.CancelledError:
                 out = None
             except Exception as exc:  # noqa: BLE001 - the host always gets its own result
@@ -293,7 +302,7 @@ class Relay(OwnRequests):
             meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
             self.served.server_info(result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo"))
         if pending.method == "tools/list" and isinstance(message.get("result"), dict):
-            self._host_listing_page(params_of(pending.message).get("cursor"), message["result"])
+            self._host_listing_page(params_of(pending.message).get("cursor"), message["result"], pending.notices)
         if not pending.cancelled:
             await self._to_host(message)
 
@@ -308,7 +317,7 @@ class Relay(OwnRequests):
             if target is not None:
                 target.started = time.monotonic()  # a server that reports progress is not hung
         if method == "notifications/tools/list_changed":
-            self._relist_soon()
+            self._tools_changed()
         await self._to_host(message)
 
     async def _server_malformed(self, bad: Malformed) -> None:
@@ -337,6 +346,9 @@ class Relay(OwnRequests):
         while True:
             await asyncio.sleep(period)
             now = time.monotonic()
+            if not self._pending and not self._idle_collected and now - self._replied >= IDLE_COLLECT_AFTER:
+                when_idle()  # nothing in flight: a full collection here pauses no call
+                self._idle_collected = True
             for pending in list(self._pending.values()):
                 waited = now - pending.started
                 if pending.at_server and not pending.cancelled and waited > self.options.server_timeout:
@@ -362,6 +374,9 @@ class Relay(OwnRequests):
         except ChannelClosed:
             self._host_open = False
             self._host_left()
+            return
+        after_reply()  # the collection that is due, now that the reply is out (`serve/pauses.py`)
+        self._idle_collected, self._replied = False, time.monotonic()
 
     def _cancel_at_server(self, request_id: Any, reason: str) -> None:
         message = notification("notifications/cancelled", {"requestId": request_id, "reason": reason})

@@ -53,6 +53,10 @@ class ProxyConfig(BaseModel):
     log_level: str = "INFO"
     trace: Path | None = None
     """Write every message both ways to this file (JSON lines), for debugging."""
+    shadow: bool = False
+    """Decide as when serving and record each would-be lookup, calling and appending nothing."""
+    holdout: float = 0.0
+    """The fraction of sessions, drawn at random, served nothing (recorded as mode `holdout`)."""
 
     @field_validator("reads", "deny", mode="before")
     @classmethod
@@ -64,10 +68,10 @@ class ProxyConfig(BaseModel):
     def _allowed(cls, value: Any) -> list[str] | None:
         return None if value is None else list(check_names("allow", value))
 
-    @field_validator("theta", mode="before")
+    @field_validator("theta", "holdout", mode="before")
     @classmethod
-    def _theta(cls, value: Any) -> float | None:
-        return None if value is None else check_fraction("theta", value)
+    def _fraction(cls, value: Any, info: Any) -> float | None:
+        return None if value is None else check_fraction(info.field_name, value)
 
     @field_validator("per_call", "per_session", mode="before")
     @classmethod
@@ -101,7 +105,7 @@ def build_stretto(config: ProxyConfig) -> Any:
             kwargs[name] = value
     store: Any = config.store if config.record else False
     return Stretto(config.flow, store=store, harness="mcp-proxy", app=config.app, allow=config.allow,
-                   deny=config.deny, **kwargs)
+                   deny=config.deny, shadow=config.shadow, holdout=config.holdout, **kwargs)
 
 
 async def open_server(config: ProxyConfig) -> Any:
@@ -112,21 +116,27 @@ async def open_server(config: ProxyConfig) -> Any:
     return await spawn_server(list(config.command))
 
 
-async def serve(config: ProxyConfig, host: Any = None) -> int:
-    """Run one proxy until the host or the server goes; the exit status."""
+async def serve(config: ProxyConfig, host: Any = None, *, owns_process: bool = False) -> int:
+    """Run one proxy until the host or the server goes; the exit status. `owns_process`: this
+    process does nothing else (`stretto proxy`), so the garbage collector runs between replies,
+    never inside one (`serve/pauses.py`)."""
     from stretto_mcp.channels import open_host_stdio
     from stretto_mcp.listing import Listing
     from stretto_mcp.relay import ExitStatus, Relay, RelayOptions
     from stretto_mcp.served import Served
 
     stretto = build_stretto(config)
+    if owns_process:  # the flow settled; collections between replies, not inside them
+        from stretto_core.serve.pauses import serve_without_pauses
+
+        serve_without_pauses()
     listing = Listing(stretto.flow, reads=config.reads, allow=config.allow, deny=config.deny)
     served = Served(stretto, listing, session_id=config.session_id, task_id=config.task_id, solo=config.solo,
                     labels={"proxy.server": _describe(config), **config.labels})
     try:
         server = await open_server(config)
     except Exception as exc:  # noqa: BLE001 - a server that cannot start is reported, not raised
-        what = config.upstream or " ".join(config.command)
+        what = _describe(config)
         log.error("stretto proxy: cannot start the server %s: %s", what, exc)
         return int(ExitStatus.SERVER_GONE)
     if host is None:
@@ -134,7 +144,9 @@ async def serve(config: ProxyConfig, host: Any = None) -> int:
     if config.trace is not None:
         from stretto_mcp.channels import Traced
 
-        trace = open(config.trace, "a", encoding="utf-8")
+        from stretto_core.private import append_private
+
+        trace = append_private(config.trace)
         host, server = Traced(host, trace), Traced(server, trace)
     relay = Relay(host, server, served, RelayOptions(server_timeout=config.server_timeout))
     loop = asyncio.get_running_loop()
@@ -150,13 +162,19 @@ async def serve(config: ProxyConfig, host: Any = None) -> int:
 
 
 def _describe(config: ProxyConfig) -> str:
-    return config.upstream or " ".join(config.command)[:200]
+    """The server as the header and the log name it: its URL or command, credentials redacted."""
+    from stretto_core.sessions.credentials import redact_command, redact_text
+
+    return redact_text(config.upstream) if config.upstream else " ".join(redact_command(config.command))[:200]
 
 
 def configure_logging(level: str) -> None:
     """stretto's loggers (the proxy's and the core's) print plain lines to stderr."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
+    from stretto_core.sessions.credentials import RedactingFilter
+
+    handler.addFilter(RedactingFilter())
     logger = logging.getLogger("stretto")
     logger.handlers[:] = [handler]
     logger.setLevel(getattr(logging, level.upper(), logging.INFO))
@@ -168,7 +186,7 @@ def run_proxy(config: ProxyConfig) -> int:
     configure_logging(config.log_level)
     _fast_event_loop()
     try:
-        return asyncio.run(serve(config))
+        return asyncio.run(serve(config, owns_process=True))
     except KeyboardInterrupt:
         return 0
     except Exception:  # noqa: BLE001 - a bug of the proxy: say so, with the traceback, on stderr

@@ -120,18 +120,21 @@ class Served:
             self._record_refusals()
 
     async def after_call(self, call_id: str, tool: str, arguments: dict[str, Any],
-                         result: dict[str, Any], call_tool: CallTool) -> dict[str, Any]:
-        """Record the host's result, make the flow's lookups, and return the result to send."""
-        appendix = await self.appendix_after(call_id, tool, arguments, result, call_tool)
+                         result: dict[str, Any], call_tool: CallTool, *,
+                         trace: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Record the host's result, make the flow's lookups, and return the result to send.
+        `trace`: the request's `_meta`, whose W3C `traceparent` names the host's span of the call."""
+        appendix = await self.appendix_after(call_id, tool, arguments, result, call_tool, trace=trace)
         return with_appendix(result, appendix) if appendix else result
 
     async def appendix_after(self, call_id: str, tool: str, arguments: dict[str, Any],
-                             result: dict[str, Any], call_tool: CallTool) -> str:
+                             result: dict[str, Any], call_tool: CallTool, *,
+                             trace: dict[str, Any] | None = None) -> str:
         """Record the host's result and make the flow's lookups; the text to append ("" for none)."""
         live = self._session()
         self._announce(live, call_id)
         text, error = result_as_text(result)
-        appendix = await live.after_tool(call_id, tool, arguments, text, call_tool, error=error)
+        appendix = await live.after_tool(call_id, tool, arguments, text, call_tool, error=error, trace=trace)
         self.turns.finished(call_id)
         return appendix
 

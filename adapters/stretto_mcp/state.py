@@ -41,6 +41,8 @@ class _Pending:
     task: asyncio.Task | None = None
     cancelled: bool = False
     at_server: bool = True
+    notices: int = 0
+    """The server's tool-change notices that had come when the request went out."""
 
 
 @dataclass

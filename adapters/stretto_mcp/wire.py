@@ -29,25 +29,44 @@ SERVER_GONE = -32000
 class Malformed:
     """A line that is not a JSON-RPC message, kept with why, for the log and the error reply."""
 
-    __slots__ = ("line", "reason", "message_id")
+    __slots__ = ("line", "reason", "message_id", "too_long")
 
     def __init__(self, line: str, reason: str, message_id: Any = None) -> None:
         self.line = line
         self.reason = reason
         self.message_id = message_id
+        self.too_long: str | None = None
+        """For a message over the line limit: `"request"` or `"answer"`, as its head shows."""
 
     def excerpt(self, limit: int = 120) -> str:
         text = self.line.strip()
         return text if len(text) <= limit else text[:limit] + "..."
 
 
-def parse_line(line: str) -> dict[str, Any] | Malformed:
-    """One line of a stdio stream as a JSON-RPC message (a dict), or why it is not one."""
+class Frame(dict):  # type: ignore[type-arg]
+    """A message as it came off a stdio line, with that line's bytes (`raw`): forwarded unchanged,
+    it goes out as those very bytes (`encode`), so a peer's JSON passes byte for byte, escapes,
+    key order and lone surrogates (`"\\ud83d"`) included. The proxy never changes a message in
+    place: one it changes is a new dict (`{**message, ...}`), encoded afresh."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, data: dict[str, Any], raw: bytes) -> None:
+        super().__init__(data)
+        self.raw = raw
+
+
+def parse_line(line: str, raw: bytes | None = None) -> dict[str, Any] | Malformed:
+    """One line of a stdio stream as a JSON-RPC message (a dict), or why it is not one; given the
+    line's bytes, the message is a `Frame` that is forwarded as them."""
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:
         return Malformed(line, f"not JSON ({exc})")
-    return check(data, line)
+    message = check(data, line)
+    if raw is not None and isinstance(message, dict):
+        return Frame(message, raw.rstrip(b"\r\n") + b"\n")
+    return message
 
 
 def check(data: Any, line: str = "") -> dict[str, Any] | Malformed:
@@ -130,5 +149,13 @@ def envelope_of(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One stdio frame: compact JSON and a newline (MCP's stdio framing; no embedded newlines)."""
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One stdio frame: compact JSON and a newline (MCP's stdio framing; no embedded newlines).
+    A `Frame` goes out as the bytes it came as; a message holding a lone surrogate, which UTF-8
+    cannot carry as such, goes out with its non-ASCII characters escaped (the same JSON value)."""
+    if type(message) is Frame:
+        return message.raw
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")

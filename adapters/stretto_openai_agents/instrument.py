@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agents import Agent, FunctionTool
+from typing_extensions import Unpack
 
 from stretto_openai_agents.hooks import StrettoAgentHooks
 from stretto_openai_agents.kinds import why_not_carrier, why_not_target
 from stretto_openai_agents.mcp import StrettoMCPServer
-from stretto_openai_agents.options import StrettoOptions
+from stretto_openai_agents.options import InstrumentOptions, StrettoOptions
 from stretto_openai_agents.runtime import AgentRuntime
 from stretto_openai_agents.tools import wrap_function_tool
 
@@ -26,7 +27,8 @@ log = logging.getLogger("stretto.openai_agents")
 A = TypeVar("A", bound=Agent)
 
 
-def instrument(agent: A, flow: Any = None, *, options: StrettoOptions | None = None, **fields: Any) -> A:
+def instrument(agent: A, flow: Any = None, *, options: StrettoOptions | None = None,
+               **fields: Unpack[InstrumentOptions]) -> A:
     """A copy of `agent` that stretto serves with `flow`; options as in `StrettoOptions`.
 
         agent = instrument(agent, flow="retail.flow.json", reads=["get_order", "get_user"])
@@ -37,7 +39,7 @@ def instrument(agent: A, flow: Any = None, *, options: StrettoOptions | None = N
             raise ValueError("pass either options=StrettoOptions(...) or the option fields, not both")
     else:
         options = StrettoOptions(flow=flow, **fields)
-    return instrument_with(agent, options)  # type: ignore[return-value]
+    return instrument_with(agent, options)
 
 
 def instrument_with(agent: A, options: StrettoOptions) -> A:

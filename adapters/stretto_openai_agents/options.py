@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from pydantic import field_validator
 
 from stretto_core.serve.option_values import check_count
+from stretto_core.serve.options import ServeOptions
 from stretto_core.serve.options import StrettoOptions as CoreOptions
 
 if TYPE_CHECKING:
@@ -27,6 +28,14 @@ SessionKey = Callable[["RunContextWrapper[Any]"], "str | None"]
 
 ErrorResults = Callable[["ToolContext[Any]", Any], bool]
 """Says whether a function tool's return value is an error (the SDK has no flag for that)."""
+
+
+class InstrumentOptions(ServeOptions, total=False):
+    """`instrument`'s keyword options, typed: the core's, and this SDK's own three."""
+
+    session_key: Union[str, Callable[..., Any], None]
+    error_results: Optional[Callable[..., Any]]
+    max_conversations: int
 
 
 class StrettoOptions(CoreOptions):

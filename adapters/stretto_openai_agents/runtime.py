@@ -27,6 +27,7 @@ from stretto_core.sessions.renamed import renamed_field
 from stretto_openai_agents.kinds import absent_reads, function_tool_manifest, listed_manifest, server_blocks_lookups
 from stretto_openai_agents.options import StrettoOptions
 from stretto_openai_agents.runs import RunState, Runs, conversation_of
+from stretto_openai_agents.tracing import AgentsSpans
 from stretto_openai_agents.views import (is_programmatic, model_view, parse_arguments, synthetic_call,
                                          view_text, with_appendix)
 
@@ -58,6 +59,7 @@ class AgentRuntime:
         self.agent_name = agent.name
         self.core = Stretto(options.flow, harness=HARNESS, agent_model=options.agent_model or model_name(agent),
                             **options.core_kwargs())
+        self.core.native_spans = AgentsSpans()
         self.runs = Runs(options.max_conversations)
         self.function_tools: list[FunctionTool] = []
         self.targets: dict[str, FunctionTool] = {}

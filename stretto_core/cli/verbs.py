@@ -4,6 +4,10 @@ Each verb lives in a module of `cli/commands/` with a `register(app)` function. 
 here, with their one-line help, lets the CLI start without importing what the verbs need
 (plots, statistics, benchmark environments). `tests/test_cli_start.py` fails when this table
 and the modules disagree.
+
+`RESEARCH` names the verbs that reproduce the paper's evaluation (on labelled benchmark runs);
+`stretto --help` lists them apart from the verbs a user runs on their own agent's sessions. A
+verb not named there is a user's verb, so a new verb needs only its line in `VERBS`.
 """
 
 from __future__ import annotations
@@ -29,3 +33,20 @@ VERBS: dict[str, tuple[str, str]] = {
     "userwords": ("userwords", "What binding from the user's words adds in replay, per suite and domain."),
 }
 """Verb -> (module in cli/commands, one line of help)."""
+
+RESEARCH: frozenset[str] = frozenset({
+    "ablate", "bench", "calibrate", "costs", "curves", "harnesses", "split", "sweep", "userwords",
+})
+"""The research verbs: the paper's tables and studies on the published runs (`stretto --help`
+lists them under "Research")."""
+
+GROUPS: dict[str, str] = {
+    "run": "Verbs (on your agent's sessions)",
+    "research": "Research (the paper's evaluation on published runs)",
+}
+"""Group -> the heading `stretto --help` gives it, in the order listed."""
+
+
+def group_of(verb: str) -> str:
+    """The group `stretto --help` lists a verb under: "research" or "run"."""
+    return "research" if verb in RESEARCH else "run"

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from types import ModuleType
@@ -30,6 +29,20 @@ HARNESSES = ("openai-agents", "builtin")
 SDK_MISSING = ("the OpenAI Agents SDK is not installed (pip install \"stretto[openai-agents]\"): "
                "the demo's agent runs in stretto's built-in harness")
 SDK_MODULES = ("agents", "openai", "stretto_openai_agents")
+HARNESS_GROUP = "stretto.demo_harnesses"
+"""The entry-point group adapters register a demo harness under (the OpenAI Agents adapter's
+`stretto_openai_agents.demo`), so the core finds it by name and imports no adapter itself."""
+
+
+def registered_harness(name: str) -> ModuleType | None:
+    """The demo harness an installed adapter registers as `name`; None when none does."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=HARNESS_GROUP):
+        if point.name == name:
+            module: ModuleType = point.load()
+            return module
+    return None
 
 
 def load_harness(name: str | None = None) -> tuple[ModuleType, str | None]:
@@ -43,7 +56,10 @@ def load_harness(name: str | None = None) -> tuple[ModuleType, str | None]:
     if name == "builtin":
         return builtin, None
     try:
-        return importlib.import_module("stretto_core.demo.openai_agents"), None
+        found = registered_harness("openai-agents")
+        if found is None:
+            raise ImportError("no demo harness registered as openai-agents", name="stretto_openai_agents")
+        return found, None
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in SDK_MODULES:
             raise

@@ -28,16 +28,23 @@ from stretto_core.learn.counts import BackoffModel, Counts, CountsModel, vocabul
 from stretto_core.learn.intent import IntentCounts, IntentTable, count_session as count_intent, derive_table
 from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.flow import checks
+from stretto_core.flow.promotion import Promotion
 from stretto_core.flow.site_calibration import SiteCalibration
 from stretto_core.learn.result_fields import FeatureMap
-from stretto_core.sessions.jsonfile import read_json_file, write_text_file
+from stretto_core.sessions.jsonfile import parse_json_bytes, read_json_file, write_text_file
 from stretto_core.sessions.manifest import InputContract, ToolManifest, json_type
+from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.model import Session
 from stretto_core.learn.steps import session_symbols
 from stretto_core.progress import track
+from stretto_core.version import __version__
 
-FLOW_FORMAT_VERSION = 1
-STRETTO_VERSION = "0.1.0"
+FLOW_FORMAT_VERSION = 2
+"""Version 2 adds `promotion` and `provenance.learned` (docs/formats.md); a version 1 file is a
+version 2 file without them, and is read as one."""
+READABLE_FLOW_VERSIONS = (1, 2)
+STRETTO_VERSION = __version__
+"""The version a flow records it was learned by (`provenance.stretto`)."""
 
 REQUIRED_SHARE = 0.9
 """An argument passed in at least this share of a tool's calls is required (paper App. D)."""
@@ -62,7 +69,12 @@ class FlowSource(_Model):
 
 class Provenance(_Model):
     stretto: str = STRETTO_VERSION
+    learned: list[str] | None = None
+    """The fingerprints of the sessions counted (`sessions/fingerprint.py`), sorted; `flow promote`
+    never judges a site on them. None: not recorded (a flow learned before version 2)."""
     sources: list[FlowSource] = Field(default_factory=list)
+    version: int | None = None
+    """The deployment's version number of this flow, stamped by `stretto flow commit`; None: never committed."""
 
 
 class ContractCounts(_Model):
@@ -105,7 +117,7 @@ class ContractCounts(_Model):
 class Flow(_Model):
     """The flow file. Counts are stored; `alpha`, `reach_alpha` and `table` are derived from them by `derive()`."""
 
-    stretto_flow: Literal[1] = FLOW_FORMAT_VERSION
+    stretto_flow: Literal[1, 2] = FLOW_FORMAT_VERSION
     provenance: Provenance = Field(default_factory=Provenance)
     manifest: ToolManifest = Field(default_factory=ToolManifest)
     features: FeatureMap | None = None
@@ -125,6 +137,9 @@ class Flow(_Model):
     thresholds: dict[str, float] = Field(default_factory=dict)
     site_calibration: SiteCalibration | None = None
     """Each site's use counted on sessions the flow did not learn from (`learn --recalibrate`); absent: none."""
+    promotion: Promotion | None = None
+    """Which site lookups serve, judged on the deployment's own sessions (`flow promote`,
+    `flow/promotion.py`); absent: every site serves as scored."""
 
     def step_counts(self) -> Counts:
         return Counts.from_model(self.counts)
@@ -219,9 +234,11 @@ class SessionCounter:
         self.agents: set[str] = set()
         self.harnesses: set[str] = set()
         self.apps: set[str] = set()
+        self.learned: set[str] = set()
 
-    def add(self, s: Session) -> None:
-        """Count one session."""
+    def add(self, s: Session, fingerprint: str | None = None) -> None:
+        """Count one session (`fingerprint`: the recorded session's, where `s` is a view of it,
+        `learn/served.py`)."""
         symbols, actions = session_symbols(s, self.features)
         self.counts.add(symbols, actions, self.manifest.is_write, self.weight)
         add_session(self.bindings, s, self.manifest, self.weight, self.constants, self.binding_options)
@@ -233,13 +250,15 @@ class SessionCounter:
         self.agents.add(s.header.agent_model or "unknown")
         self.harnesses.add(s.header.harness)
         self.apps.add(s.header.app or "unknown")
+        self.learned.add(fingerprint or session_fingerprint(s))
 
     def flow(self) -> Flow:
         """The sessions counted so far, as an underived flow."""
         source = FlowSource(role=self.role, sessions=self.sessions, solo_sessions=self.solo_sessions,
                             weight=self.weight,
                             agents=sorted(self.agents), harnesses=sorted(self.harnesses), apps=sorted(self.apps))
-        return Flow(provenance=Provenance(sources=[source]), manifest=self.manifest, features=self.features,
+        return Flow(provenance=Provenance(sources=[source], learned=sorted(self.learned)),
+                    manifest=self.manifest, features=self.features,
                     counts=self.counts.to_model(), bindings=self.bindings, contracts=self.contracts,
                     intent=self.intent)
 
@@ -280,9 +299,12 @@ def learn(sessions: Sequence[Session], manifest: ToolManifest | None = None, *,
         if body_weight is not None and not (math.isfinite(body_weight) and body_weight >= 0):
             raise StrettoError(f"a prior's weight must be a finite number ≥ 0, not {body_weight}")
     man = manifest_of_sessions(every, manifest)
-    from stretto_core.learn.features import learn_feature_map
+    if features is True:
+        from stretto_core.learn.features import learn_feature_map
 
-    fmap = learn_feature_map(every) if features is True else (features or None)
+        fmap = learn_feature_map(every)
+    else:
+        fmap = features or None
     flow = count_sessions(sessions, man, features=fmap, constants=constants, binding_options=binding_options)
     for body, body_weight in bodies:
         weight = 1.0 if body_weight is None else body_weight / len(body)
@@ -301,10 +323,12 @@ def _add(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
         s.model_copy(update={"weight": s.weight * weight}) for s in b.provenance.sources])
     thresholds = {**b.thresholds, **a.thresholds}
     calibration = _merged_calibration(a.site_calibration, b.site_calibration, weight)
-    return Flow(provenance=Provenance(sources=sources), manifest=a.manifest.union(b.manifest),
+    learned = (None if a.provenance.learned is None and b.provenance.learned is None
+               else sorted(set(a.provenance.learned or ()) | set(b.provenance.learned or ())))
+    return Flow(provenance=Provenance(sources=sources, learned=learned), manifest=a.manifest.union(b.manifest),
                 features=a.features, counts=counts.to_model(), bindings=a.bindings.merged(b.bindings, weight),
                 contracts=contracts, intent=a.intent.merged(b.intent, weight), thresholds=thresholds,
-                site_calibration=calibration)
+                site_calibration=calibration, promotion=a.promotion or b.promotion)
 
 
 def _merged_calibration(a: SiteCalibration | None, b: SiteCalibration | None,
@@ -368,12 +392,23 @@ def load_flow(path: str | Path) -> Flow:
     (`flow/checks.py`), so no edit of a derived part can change what the flow serves.
     """
     p = Path(path)
-    data = read_json_file(p, "flow")
+    return _flow_of(read_json_file(p, "flow"), p)
+
+
+def load_flow_bytes(data: bytes, path: str | Path) -> Flow:
+    """A flow from a file's bytes already read (`path` names it in errors): the same checks as
+    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`)."""
+    p = Path(path)
+    return _flow_of(parse_json_bytes(data, p, "flow"), p)
+
+
+def _flow_of(data: Any, p: Path) -> Flow:
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
     version = data["stretto_flow"]
-    if type(version) is not int or version != FLOW_FORMAT_VERSION:
-        raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version {FLOW_FORMAT_VERSION}; relearn it")
+    if type(version) is not int or version not in READABLE_FLOW_VERSIONS:
+        raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version "
+                                 f"{' or '.join(map(str, READABLE_FLOW_VERSIONS))}; relearn it")
     _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
     try:
         flow = Flow.model_validate(data)
@@ -387,6 +422,7 @@ def load_flow(path: str | Path) -> Flow:
     derived = flow.model_dump(mode="json", include=set(checks.DERIVED), exclude_none=True)
     stored = {name: data[name] for name in checks.DERIVED if name in data}
     _refuse(p, checks.table_problems(derived["table"]) + checks.derived_problems(stored, derived))
+    flow.stretto_flow = FLOW_FORMAT_VERSION  # read as the current version; written as it
     return flow
 
 

@@ -15,6 +15,7 @@ from stretto_core.learn.bindings.model import site_name
 from stretto_core.learn.counts import START
 from stretto_core.flow.ir import Flow
 from stretto_core.flow.modes import describe_modes, mode_notes, served_modes
+from stretto_core.flow.promotion import describe as describe_promotion
 from stretto_core.learn.bindings import describe_table
 from stretto_core.learn.steps import FAILED, parse_symbol
 
@@ -106,9 +107,13 @@ def show(flow: Flow, theta: float = 0.3, floor: float = SHOW_FLOOR) -> str:
             lines += ["", f"## after `{row.site}`" + (f" (θ = {th:g})" if th is not None else ""), "",
                       "| lookup | reach r | ρ | score | sources |", "|---|---|---|---|---|"]
         mark = " ✓" if row.score >= flow.thresholds.get(site_of_symbol(row.site), theta) else ""
+        if flow.promotion is not None and flow.promotion.state_of(site_of_symbol(row.site), row.tool) == "held":
+            mark = " (held back: no lookup)"
         lines.append(f"| `{row.tool}`{mark} | {row.reach:.3f} | {row.rho:.3f} | {row.score:.3f} | "
                      f"{'; '.join(row.sources) or '-'} |")
     lines += calibration_lines(flow)
+    if flow.promotion is not None:
+        lines += describe_promotion(flow.promotion)
     if flow.table is not None:
         lines += ["", "## Bindings", "", "```", describe_table(flow.table).rstrip(), "```"]
     return "\n".join(lines) + "\n"
@@ -178,7 +183,24 @@ def diff(old: Flow, new: Flow, theta: float = 0.3, tolerance: float = 0.05) -> D
         if old.thresholds.get(site) != new.thresholds.get(site):
             d.review.append(f"threshold at {site}: {old.thresholds.get(site)} → {new.thresholds.get(site)}")
     _calibration_diff(old, new, tolerance, d)
+    _promotion_diff(old, new, d)
     return d
+
+
+def _promotion_diff(old: Flow, new: Flow, d: Diff) -> None:
+    """A site lookup newly promoted is for review (it will make lookups); one held back, for information."""
+    if old.promotion is None and new.promotion is None:
+        return
+    keys = {s.key for p in (old.promotion, new.promotion) if p is not None for s in p.sites}
+    for site, tool in sorted(keys):
+        was = old.promotion.state_of(site, tool) if old.promotion is not None else "promoted"
+        now = new.promotion.state_of(site, tool) if new.promotion is not None else "promoted"
+        if was == now:
+            continue
+        if now == "promoted":
+            d.review.append(f"after {site}: {tool} newly promoted (it makes lookups again)")
+        else:
+            d.info.append(f"after {site}: {tool} held back (no lookup)")
 
 
 def _calibration_diff(old: Flow, new: Flow, tolerance: float, d: Diff) -> None:

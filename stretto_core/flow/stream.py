@@ -28,7 +28,7 @@ from stretto_core.progress import track
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.shared import headers_at, read_into, session_locations
-from stretto_core.sessions.splits import SplitFile, split_of
+from stretto_core.sessions.splits import SplitFile, in_split, unlabelled
 from stretto_core.sessions.state import clear_result_indexes
 from stretto_core.sessions.store import LoadReport
 
@@ -41,21 +41,39 @@ class Chosen:
     prior: list[str] = field(default_factory=list)
     manifest: ToolManifest | None = None
     report: LoadReport = field(default_factory=LoadReport)
+    unlabelled: int = 0
+    """With split `auto`: the data sessions chosen that name no task (all of them are learned)."""
+    labelled: int = 0
+    """With split `auto`: the data sessions chosen that name a task (its train side only)."""
+
+    def split_said(self) -> str:
+        """What split `auto` did, in one line (empty for another split)."""
+        if not self.unlabelled and not self.labelled:
+            return ""
+        parts = []
+        if self.unlabelled:
+            parts.append(f"{self.unlabelled} sessions with no task label, all learned from")
+        if self.labelled:
+            parts.append(f"{self.labelled} with a task label, on the train side of the split")
+        return "split auto: " + "; ".join(parts) + " (--split all|train|test|none chooses otherwise)"
 
 
 def choose(paths: Sequence[str], split: str = "all", split_file: SplitFile | None = None,
            apps: Sequence[str] = (), prior: Sequence[str] = (), manifest: ToolManifest | None = None) -> Chosen:
     """Pass 1: the files on the given side of the split (of the given apps), read by header only."""
-    if split not in ("all", "train", "test", "none"):
-        raise StrettoError(f"unknown split {split!r}: use train, test, none or all")
+    if split not in ("auto", "all", "train", "test", "none"):
+        raise StrettoError(f"unknown split {split!r}: use auto, train, test, none or all")
     report = LoadReport()
+    counted = {True: 0, False: 0}  # data sessions chosen with no task label, and with one
 
-    def pick(locations: Sequence[str]) -> tuple[list[str], ToolManifest | None]:
+    def pick(locations: Sequence[str], data: bool = True) -> tuple[list[str], ToolManifest | None]:
         chosen: list[str] = []
         joined: ToolManifest | None = None
         for location, header in headers_at(session_locations(locations), report):  # one at a time
-            if split != "all" and split_of(header, split_file) != split:
+            if not in_split(header, split, split_file):
                 continue
+            if split == "auto" and data:
+                counted[unlabelled(header)] += 1
             if apps and header.app not in apps:
                 continue
             chosen.append(location)
@@ -64,7 +82,7 @@ def choose(paths: Sequence[str], split: str = "all", split_file: SplitFile | Non
         return chosen, joined
 
     files, data_manifest = pick(paths)
-    prior_files, prior_manifest = pick(prior) if prior else ([], None)
+    prior_files, prior_manifest = pick(prior, data=False) if prior else ([], None)
     if manifest is None:
         found = [m for m in (data_manifest, prior_manifest) if m is not None]
         if not found:
@@ -74,7 +92,7 @@ def choose(paths: Sequence[str], split: str = "all", split_file: SplitFile | Non
                 raise StrettoError("no tool manifest: the sessions carry none; pass --manifest FILE")
         else:
             manifest = found[0] if len(found) == 1 else found[0].union(found[1])
-    return Chosen(files, prior_files, manifest, report)
+    return Chosen(files, prior_files, manifest, report, unlabelled=counted[True], labelled=counted[False])
 
 
 def sessions_of(files: Sequence[str], report: LoadReport | None = None) -> Iterator[Session]:

@@ -32,7 +32,10 @@ likelihood ML^w to the same first order.
 The posterior is evaluated on a fixed grid of log α (GRID_POINTS from LOG_ALPHA_MIN to
 LOG_ALPHA_MAX), normalized, and summarized by its median and its 5% and 95% quantiles, read
 from the grid's histogram (each point's mass spread evenly over its cell). The computation is
-deterministic: no sampling.
+deterministic: no sampling. It runs in plain Python (`math.lgamma`), so learning needs no numpy or
+scipy: equal terms (the same count under the same base measure, the same context total) are
+computed once and added with their multiplicity, which keeps it to a fraction of a second on the
+published corpora.
 
 A regular process (each context followed by one action) gives small α: trust the longest
 context. Steps that look like their shorter context's (near-uniform data) give large α.
@@ -40,14 +43,16 @@ context. Steps that look like their shorter context's (near-uniform data) give l
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import math
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import accumulate
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from stretto_core.learn.counts import Counts
-
-if TYPE_CHECKING:
-    import numpy as np
 
 PRIOR_SD = 2.0
 """The prior's standard deviation of log α, around log α = 0 (α = 1)."""
@@ -64,13 +69,16 @@ GRID_POINTS = 121
 QUANTILES = (0.05, 0.5, 0.95)
 """The posterior summary: 5%, median, 95%."""
 
+Grid = Sequence[float]
+"""A grid of log α (or of values over it): a sequence of floats, one per grid point."""
 
 
-def log_alpha_grid() -> "np.ndarray":
-    """The grid of log α the posterior is computed on (numpy loads only when learning)."""
-    import numpy as np
-
-    return np.linspace(LOG_ALPHA_MIN, LOG_ALPHA_MAX, GRID_POINTS)
+def log_alpha_grid() -> list[float]:
+    """The grid of log α the posterior is computed on: GRID_POINTS evenly spaced, ends exact."""
+    step = (LOG_ALPHA_MAX - LOG_ALPHA_MIN) / (GRID_POINTS - 1)
+    grid = [LOG_ALPHA_MIN + i * step for i in range(GRID_POINTS)]
+    grid[-1] = LOG_ALPHA_MAX
+    return grid
 
 
 def __getattr__(name: str) -> Any:
@@ -90,112 +98,106 @@ class AlphaPosterior(BaseModel):
     steps: float = 0.0
 
 
-def alphas_of(log_alphas: "np.ndarray | None", vocab_size: int) -> "np.ndarray":
-    """The α values of a grid of log α (the default grid when None), for a vocabulary of at least one action."""
-    import numpy as np
+def grid_of(log_alphas: Iterable[float] | None) -> list[float]:
+    """The grid as plain floats (the default grid when None)."""
+    return log_alpha_grid() if log_alphas is None else [float(x) for x in log_alphas]
 
+
+def alphas_of(log_alphas: Iterable[float] | None, vocab_size: int) -> list[float]:
+    """The α values of a grid of log α (the default grid when None), for a vocabulary of at least one action."""
     if vocab_size < 1:
         raise ValueError("the vocabulary needs at least one action")
-    return np.exp(np.asarray(log_alpha_grid() if log_alphas is None else log_alphas, dtype=float))
+    return [math.exp(x) for x in grid_of(log_alphas)]
+
+
+def add_scaled(out: list[float], terms: Sequence[float], times: float) -> None:
+    """out += times · terms, point by point."""
+    for g, term in enumerate(terms):
+        out[g] += times * term
 
 
 def log_marginal_likelihood(counts: Counts, vocab_size: int,
-                            log_alphas: "np.ndarray | None" = None) -> np.ndarray:
+                            log_alphas: Iterable[float] | None = None) -> list[float]:
     """log ML(α) of the habit's counts at each log α of the grid (see the module docstring)."""
-    import numpy as np
-    from scipy.special import gammaln
-
     alphas = alphas_of(log_alphas, vocab_size)
-    out = np.zeros_like(alphas)
+    lgamma = math.lgamma
+    lg_alphas = [lgamma(a) for a in alphas]
+    out = [0.0] * len(alphas)
+    uniform = [1.0 / vocab_size] * len(alphas)
     prev_index: dict[tuple[tuple[str, ...], str], int] = {}
-    prev_pred: np.ndarray | None = None
+    prev_pred: list[list[float]] = []
     for j in range(counts.order + 1):
         level = counts.habit_level(j)
         if not level:
             break
-        totals: list[float] = []
-        entry_n: list[float] = []
-        entry_total: list[float] = []
-        parents: list[int] = []
+        per_total: Counter[float] = Counter()
+        per_entry: Counter[tuple[float, int]] = Counter()
+        kinds: dict[tuple[float, int, float], int] = {}
         index: dict[tuple[tuple[str, ...], str], int] = {}
         for ctx in sorted(level):
             total, row = level[ctx]
-            totals.append(total)
+            per_total[total] += 1
             for action in sorted(row):
-                index[(ctx, action)] = len(entry_n)
-                entry_n.append(row[action])
-                entry_total.append(total)
-                if j > 0:
-                    parents.append(prev_index[(ctx[1:], action)])
-        n_ctx = np.asarray(totals)[:, None]
-        n_a = np.asarray(entry_n)[:, None]
-        n_tot = np.asarray(entry_total)[:, None]
-        if j == 0 or prev_pred is None:
-            base = np.full((len(entry_n), 1), 1.0 / vocab_size)
-        else:
-            base = prev_pred[np.asarray(parents, dtype=np.int64)]
-        scaled = alphas[None, :] * base
-        out += len(totals) * gammaln(alphas) - gammaln(n_ctx + alphas[None, :]).sum(axis=0)
-        out += (gammaln(n_a + scaled) - gammaln(scaled)).sum(axis=0)
-        prev_pred = (n_a + scaled) / (n_tot + alphas[None, :])
-        prev_index = index
+                parent = prev_index[(ctx[1:], action)] if j > 0 and prev_pred else -1
+                per_entry[(row[action], parent)] += 1
+                index[(ctx, action)] = kinds.setdefault((row[action], parent, total), len(kinds))
+        for total, times in per_total.items():
+            add_scaled(out, [lg - lgamma(total + a) for lg, a in zip(lg_alphas, alphas)], times)
+        for (n_a, parent), times in per_entry.items():
+            base = prev_pred[parent] if parent >= 0 else uniform
+            scaled = [a * b for a, b in zip(alphas, base)]
+            add_scaled(out, [lgamma(n_a + s) - lgamma(s) for s in scaled], times)
+        pred: list[list[float]] = [[]] * len(kinds)
+        for (n_a, parent, total), at in kinds.items():
+            base = prev_pred[parent] if parent >= 0 else uniform
+            pred[at] = [(n_a + a * b) / (total + a) for a, b in zip(alphas, base)]
+        prev_pred, prev_index = pred, index
     return out
 
 
-def log_prior(log_alphas: "np.ndarray | None" = None) -> np.ndarray:
+def log_prior(log_alphas: Iterable[float] | None = None) -> list[float]:
     """log density of log α under Normal(0, PRIOR_SD), up to a constant."""
-    import numpy as np
+    return [-0.5 * (x / PRIOR_SD) ** 2 for x in grid_of(log_alphas)]
 
-    if log_alphas is None:
-        log_alphas = log_alpha_grid()
-    x = np.asarray(log_alphas, dtype=float)
-    return -0.5 * (x / PRIOR_SD) ** 2
+
+def normalized(log_post: Sequence[float]) -> list[float]:
+    """exp(log_post), scaled to sum to one."""
+    top = max(log_post)
+    weights = [math.exp(x - top) for x in log_post]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def posterior_weights(counts: Counts, vocab_size: int,
-                      log_alphas: "np.ndarray | None" = None) -> np.ndarray:
+                      log_alphas: Iterable[float] | None = None) -> list[float]:
     """The posterior of log α on the grid, normalized to sum to one."""
-    import numpy as np
-
-    if log_alphas is None:
-        log_alphas = log_alpha_grid()
-    log_post = log_marginal_likelihood(counts, vocab_size, log_alphas) + log_prior(log_alphas)
-    weights = np.exp(log_post - log_post.max())
-    return weights / weights.sum()
+    grid = grid_of(log_alphas)
+    ml = log_marginal_likelihood(counts, vocab_size, grid)
+    return normalized([m + p for m, p in zip(ml, log_prior(grid))])
 
 
 def alpha_posterior(counts: Counts, vocab_size: int,
-                    log_alphas: "np.ndarray | None" = None) -> AlphaPosterior:
+                    log_alphas: Iterable[float] | None = None) -> AlphaPosterior:
     """α's posterior median and 5%/95% quantiles given the counts; the prior alone when empty."""
-    import numpy as np
-
-    if log_alphas is None:
-        log_alphas = log_alpha_grid()
-    grid = np.asarray(log_alphas, dtype=float)
+    grid = grid_of(log_alphas)
     return posterior_summary(grid, posterior_weights(counts, vocab_size, grid), counts.steps())
 
 
-def posterior_summary(grid: "np.ndarray", weights: "np.ndarray", steps: float) -> AlphaPosterior:
+def posterior_summary(grid: Grid, weights: Grid, steps: float) -> AlphaPosterior:
     """Median and 5%/95% quantiles of a posterior on the log α grid."""
-    import numpy as np
-
-    lower, median, upper = (float(np.exp(_quantile(grid, weights, q))) for q in QUANTILES)
+    lower, median, upper = (math.exp(_quantile(grid, weights, q)) for q in QUANTILES)
     return AlphaPosterior(alpha=median, lower=lower, upper=upper, steps=steps)
 
 
-def _quantile(grid: np.ndarray, weights: np.ndarray, q: float) -> float:
+def _quantile(grid: Grid, weights: Grid, q: float) -> float:
     """The q-quantile of a grid distribution, each point's mass spread evenly over its cell."""
-    import numpy as np
-
     if len(grid) == 1:
         return float(grid[0])
-    edges = np.empty(len(grid) + 1)
-    edges[1:-1] = (grid[1:] + grid[:-1]) / 2
-    edges[0] = grid[0] - (grid[1] - grid[0]) / 2
-    edges[-1] = grid[-1] + (grid[-1] - grid[-2]) / 2
-    cdf = np.cumsum(weights)
-    i = int(np.searchsorted(cdf, q))
-    i = min(i, len(grid) - 1)
+    edges = [grid[0] - (grid[1] - grid[0]) / 2]
+    edges += [(hi + lo) / 2 for lo, hi in zip(grid, grid[1:])]
+    edges.append(grid[-1] + (grid[-1] - grid[-2]) / 2)
+    cdf = list(accumulate(weights))
+    i = min(bisect_left(cdf, q), len(grid) - 1)
     below = cdf[i - 1] if i > 0 else 0.0
     share = (q - below) / weights[i] if weights[i] > 0 else 0.0
     value = edges[i] + min(max(share, 0.0), 1.0) * (edges[i + 1] - edges[i])

@@ -39,8 +39,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-import numpy as np
+
+from stretto_core.errors import StrettoError
 from stretto_core.sessions.model import Session
+
+try:  # the selection's cross-validation is vectorized: the one place learning pays for numpy
+    import numpy as np
+except ImportError as exc:  # pragma: no cover - exercised by tests/test_lean_core.py in a subprocess
+    raise StrettoError('learning result features (--features) needs numpy: pip install "stretto[features]"') from exc
 from stretto_core.learn.steps import FAILED, session_steps
 from stretto_core.sessions.values import parse_result
 

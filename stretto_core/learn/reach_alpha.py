@@ -21,91 +21,77 @@ concentration α,
 
 summed over levels, contexts and the actions seen in training, with the lower level's
 predictive plugged in as its mean (as the habit's likelihood does). Steps of one session are
-counted as if independent, as the habit's are.
+counted as if independent, as the habit's are. Rows of the same (n, m, mean) are computed once and
+added with their multiplicity, in plain Python (`math.lgamma`), as the habit's are.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from collections import Counter
+from collections.abc import Iterable
 
-from stretto_core.learn.alpha import AlphaPosterior, alphas_of, log_alpha_grid, log_prior, posterior_summary
+from stretto_core.learn.alpha import (AlphaPosterior, add_scaled, alphas_of, grid_of, log_prior, normalized,
+                                      posterior_summary)
 from stretto_core.learn.counts import Counts
-
-if TYPE_CHECKING:
-    import numpy as np
 
 EDGE = 1e-12
 """A back-off mean is kept this far inside (0, 1), where the Beta–Binomial is defined."""
 
 
 def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
-                                  log_alphas: "np.ndarray | None" = None) -> "np.ndarray":
+                                  log_alphas: Iterable[float] | None = None) -> list[float]:
     """log ML(α) of the reach's counts at each log α of the grid (module docstring)."""
-    import numpy as np
-    from scipy.special import gammaln
-
-    alphas = alphas_of(log_alphas, vocab_size)[None, :]
+    alphas = alphas_of(log_alphas, vocab_size)
+    lgamma = math.lgamma
+    lg_alphas = [lgamma(a) for a in alphas]
+    out = [0.0] * len(alphas)
     actions = sorted(counts.actions())
-    out = np.zeros(alphas.shape[1])
     if not actions:
         return out
-    # Rows of the same (n, m, mean) have the same terms: each is computed once, and the terms of
-    # every row are summed in the order of the rows, so the sum is the same float.
+    uniform = min(max(1.0 / vocab_size, EDGE), 1.0 - EDGE)
     prev_index: dict[tuple[tuple[str, ...], str], int] = {}
-    prev_pred: np.ndarray | None = None
+    prev_pred: list[list[float]] = []
     for j in range(counts.order + 1):
         habit = counts.habit_level(j)
         if not habit:
             break
         reach = counts.reach_level(j)
-        n_rows: list[float] = []
-        m_rows: list[float] = []
-        parents: list[int] = []
-        distinct: dict[tuple[float, float, int], int] = {}
-        rows: list[int] = []
+        rows: dict[tuple[float, float, int], int] = {}
+        times: Counter[int] = Counter()
         index: dict[tuple[tuple[str, ...], str], int] = {}
         for ctx in sorted(habit):
             total = habit[ctx][0]
             row = reach.get(ctx, {})
             for action in actions:
-                m_seen = min(row.get(action, 0.0), total)
-                parent = prev_index.get((ctx[1:], action), -1)
-                same = distinct.setdefault((total, m_seen, parent), len(n_rows))
-                if same == len(n_rows):
-                    n_rows.append(total)
-                    m_rows.append(m_seen)
-                    parents.append(parent)
-                index[(ctx, action)] = same
-                rows.append(same)
-        n = np.asarray(n_rows)[:, None]
-        m = np.asarray(m_rows)[:, None]
-        # A row's mean is its parent's predictive (1/V without one), so what depends on the mean
-        # alone is computed once per parent, and what depends on n alone once per n: the same
-        # floats, a third of the gammaln calls.
-        totals, of_total = np.unique(np.asarray(n_rows), return_inverse=True)
-        owners, of_owner = np.unique(np.asarray(parents if prev_pred is not None else [-1] * len(n_rows)),
-                                     return_inverse=True)
-        mean = np.full((len(owners), alphas.shape[1]), 1.0 / vocab_size)
-        if prev_pred is not None:
-            known = owners >= 0
-            mean[known] = prev_pred[owners[known]]
-        mean = np.clip(mean, EDGE, 1.0 - EDGE)
-        a_of, b_of = alphas * mean, alphas * (1.0 - mean)
-        a, b = a_of[of_owner], b_of[of_owner]
-        terms = (gammaln(alphas) - gammaln(totals[:, None] + alphas)[of_total] + gammaln(m + a) - gammaln(a_of)[of_owner]
-                 + gammaln(n - m + b) - gammaln(b_of)[of_owner])
-        out += terms[np.asarray(rows, dtype=np.intp)].sum(axis=0)
-        prev_pred = (m + a) / (n + alphas)
-        prev_index = index
+                parent = prev_index.get((ctx[1:], action), -1) if prev_pred else -1
+                at = rows.setdefault((total, min(row.get(action, 0.0), total), parent), len(rows))
+                times[at] += 1
+                index[(ctx, action)] = at
+        # what depends on the mean alone is computed once per parent, on n alone once per n
+        owners: dict[int, tuple[list[float], list[float], list[float]]] = {}
+        for parent in {p for _, _, p in rows}:
+            means = ([min(max(x, EDGE), 1.0 - EDGE) for x in prev_pred[parent]] if parent >= 0
+                     else [uniform] * len(alphas))
+            a_of = [al * mu for al, mu in zip(alphas, means)]
+            b_of = [al * (1.0 - mu) for al, mu in zip(alphas, means)]
+            owners[parent] = (a_of, b_of, [lg_alphas[g] - lgamma(a) - lgamma(b)
+                                           for g, (a, b) in enumerate(zip(a_of, b_of))])
+        per_total = {n: [lgamma(n + al) for al in alphas] for n in {n for n, _, _ in rows}}
+        pred: list[list[float]] = [[]] * len(rows)
+        for (n, m, parent), at in rows.items():
+            a_of, b_of, fixed = owners[parent]
+            lg_n = per_total[n]
+            add_scaled(out, [fixed[g] - lg_n[g] + lgamma(m + a) + lgamma(n - m + b)
+                             for g, (a, b) in enumerate(zip(a_of, b_of))], times[at])
+            pred[at] = [(m + a) / (n + al) for a, al in zip(a_of, alphas)]
+        prev_pred, prev_index = pred, index
     return out
 
 
 def reach_alpha_posterior(counts: Counts, vocab_size: int,
-                          log_alphas: "np.ndarray | None" = None) -> AlphaPosterior:
+                          log_alphas: Iterable[float] | None = None) -> AlphaPosterior:
     """The reach's α: posterior median and 5%/95% quantiles (the prior alone when empty)."""
-    import numpy as np
-
-    grid = np.asarray(log_alpha_grid() if log_alphas is None else log_alphas, dtype=float)
-    log_post = reach_log_marginal_likelihood(counts, vocab_size, grid) + log_prior(grid)
-    weights = np.exp(log_post - log_post.max())
-    return posterior_summary(grid, weights / weights.sum(), counts.steps())
+    grid = grid_of(log_alphas)
+    ml = reach_log_marginal_likelihood(counts, vocab_size, grid)
+    return posterior_summary(grid, normalized([m + p for m, p in zip(ml, log_prior(grid))]), counts.steps())

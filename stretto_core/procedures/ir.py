@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.errors import InputError
+from stretto_core.private import write_private_text
 
 PROCEDURE_FORMAT_VERSION = 1
 """Readers refuse any other `stretto_procedure` version."""
@@ -170,8 +171,7 @@ Split.model_rebuild()
 def save_procedure(procedure: Procedure, path: str | Path) -> Path:
     """Write a procedure deterministically; returns the path."""
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dump_procedure(procedure), encoding="utf-8")
+    write_private_text(out, dump_procedure(procedure))
     return out
 
 

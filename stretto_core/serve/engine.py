@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from stretto_core.errors import snippet
 
 from stretto_core.sessions.manifest import ToolManifest
-from stretto_core.sessions.model import (Event, LLMTurn, Lookup, Refusal, RefusalReason, ToolResult, UserMessage,
-                                        parse_json_content)
+from stretto_core.sessions.model import (Event, LLMTurn, Lookup, Refusal, RefusalReason, ShadowLookup, ToolResult,
+                                        UserMessage, parse_json_content)
 from stretto_core.serve.modes import model_for_mode
 from stretto_core.serve.option_values import check_choice, check_count, check_fraction, check_names
 from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION, POLICIES,
@@ -297,6 +297,43 @@ class EngineSession:
                       parsed=parsed, error=error, after_call_id=after_call_id, site=decision.site,
                       score=round(decision.score, 6), reach=round(decision.reach, 6),
                       binding=round(decision.binding, 6), policy=decision.policy)
+
+    def shadow_round(self, after_call_id: str | None = None) -> list[ShadowLookup]:
+        """The lookups serving would make now, decided as when serving and made by no one.
+
+        Each one is conditioned on those before it as if made (taken as succeeding, as the `keep`
+        order's look-ahead takes them): it joins the history, the site and the chain, and counts
+        against the budgets; its call is held in flight so it is not chosen twice. Its result is
+        unknown, so a later lookup binds only from what the session held. Afterwards the history,
+        site, chain and calls in flight are the agent's alone again, for the agent makes its own
+        calls (nothing was appended). Never raises."""
+        if self.broken:
+            return []
+        saved = (list(self.history), self.site, set(self.chain))
+        held: list[str] = []
+        would: list[ShadowLookup] = []
+        try:
+            while (decision := self.decide()) is not None:
+                call_id = f"stretto-shadow-{len(held)}"
+                held.append(call_id)
+                self.state.in_flight[call_id] = (decision.tool, dict(decision.arguments))
+                self._step(self.engine.model.step_symbol(decision.tool, False, "", None))
+                self.site = site_of(decision.tool, False)
+                self.chain.add(decision.tool)
+                self.lookups_this_call += 1
+                self.lookups_total += 1
+                would.append(ShadowLookup(tool=decision.tool, arguments=dict(decision.arguments),
+                                          after_call_id=after_call_id, site=decision.site,
+                                          score=round(decision.score, 6), reach=round(decision.reach, 6),
+                                          binding=round(decision.binding, 6), sources=list(decision.sources),
+                                          policy=decision.policy))
+        except Exception as exc:  # noqa: BLE001 - a trial never breaks the agent's call
+            self._break(f"shadow decisions failed ({type(exc).__name__}: {exc})")
+        finally:
+            for call_id in held:
+                self.state.in_flight.pop(call_id, None)
+            self.history[:], self.site, self.chain = saved[0], saved[1], saved[2]
+        return would
 
     def _absorb_lookup(self, tool: str, arguments: dict[str, Any], content: str, parsed: Any,
                        error: bool, call_id: str) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import random
 import threading
 import uuid
 from pathlib import Path
@@ -24,6 +26,7 @@ from typing import Any, Iterable, Sequence
 
 from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
 from stretto_core.flow.ir import Flow, load_flow
+from stretto_core.serve.reload import FlowWatcher, LoadedFlow, in_memory
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.manifest import ToolManifest, load_manifest
 from stretto_core.paths import stretto_home
@@ -31,15 +34,36 @@ from stretto_core.sessions.recorder import SessionRecorder
 from stretto_core.serve.options import StrettoOptions
 from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
 from stretto_core.serve.results import fenced_appendix, is_error_result, new_fence, result_text
-from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, ToolCall, ToolResult,
-                                        Usage, UserMessage, parse_json_content)
+from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, SessionMode,
+                                        ShadowLookup, ToolCall, ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
+from stretto_core.serve.telemetry import NativeSpans, SessionSpans, timed_async, timed_sync, trigger
 
 log = logging.getLogger("stretto")
 
 NO_AUTHORITY = ("stretto: no tool is known to be a read (declare reads=[...], pass a manifest, or "
                 "serve tools whose annotations mark them read-only), so no lookup is made; sessions "
                 "are still recorded")
+
+
+DISABLED_ENV = "STRETTO_DISABLED"
+"""Set to 1 (or true, yes, on): every session starting now is recorded and served nothing."""
+
+SHADOW_ENV = "STRETTO_SHADOW"
+"""Set to 1 (or true, yes, on): every session starting now is a shadow session."""
+
+
+def env_switch(name: str) -> bool:
+    """Whether an environment switch is on, read now (per session, not once per process)."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def day_one_note(flow: Path, store: Path | None) -> str:
+    """What a first run is told once: nothing to serve yet, where sessions go, what to run next."""
+    where = f"recording sessions to {store}" if store is not None else "recording nothing (store=False)"
+    learn = f"stretto learn {store} --out {flow}" if store is not None else f"stretto learn SESSIONS --out {flow}"
+    return (f"stretto: no flow at {flow} yet, so nothing is served: {where}. After some sessions run "
+            f"`{learn}`; new sessions serve it from then on, without a restart")
 
 
 def default_store() -> Path:
@@ -64,11 +88,12 @@ class Stretto:
                  policy: str = "use", per_call: int = MAX_LOOKUPS_PER_CALL,
                  per_session: int = MAX_LOOKUPS_PER_SESSION, lookup_timeout: float = Limits.lookup_timeout,
                  call_budget: float = Limits.call_budget, allow: Iterable[str] | None = None,
-                 deny: Iterable[str] = (), shadow: bool = False) -> None:
+                 deny: Iterable[str] = (), shadow: bool = False, holdout: float = 0.0) -> None:
         self._start(StrettoOptions(flow=flow, reads=reads, writes=writes, manifest=manifest, store=store,
                                    harness=harness, agent_model=agent_model, app=app, theta=theta, policy=policy,
                                    per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
-                                   call_budget=call_budget, allow=allow, deny=deny, shadow=shadow))
+                                   call_budget=call_budget, allow=allow, deny=deny, shadow=shadow,
+                                   holdout=holdout))
 
     @classmethod
     def from_options(cls, options: StrettoOptions) -> "Stretto":
@@ -79,8 +104,6 @@ class Stretto:
 
     def _start(self, options: StrettoOptions) -> None:
         self.options = options
-        flow = options.flow
-        self.flow = load_flow(flow) if isinstance(flow, (str, Path)) else flow
         declared = ToolManifest.declare(options.app, reads=options.reads, writes=options.writes)
         manifest = options.manifest
         given = load_manifest(manifest) if isinstance(manifest, (str, Path)) else manifest
@@ -95,13 +118,53 @@ class Stretto:
             self.store: Path | None = None
         else:
             self.store = default_store() if store in (None, True) else Path(store)  # type: ignore[arg-type]
-        self.engine: Engine | None = None
-        if self.flow is not None:
-            config = EngineConfig(theta=options.theta, policy=options.policy, per_call=options.per_call,
-                                  per_session=options.per_session, allow=options.serving_allowlist(),
-                                  shadow=options.shadow)
-            self.engine = Engine(FlowRuntime(self.flow), config)
+        self._config = EngineConfig(theta=options.theta, policy=options.policy, per_call=options.per_call,
+                                    per_session=options.per_session, allow=options.serving_allowlist())
+        self._holdout_draw = random.Random()
+        self.watcher: FlowWatcher[Engine] | None = None
+        self._fixed: LoadedFlow[Engine] | None = None
+        flow = options.flow
+        if isinstance(flow, (str, Path)):
+            self.watcher = FlowWatcher(flow, self._engine_of)
+            if self.watcher.start() is None:
+                log.info(day_one_note(Path(flow), self.store))
+        elif flow is not None:
+            self._fixed = in_memory(flow, self._engine_of(flow))
         self._warned = False
+        self.native_spans: NativeSpans | None = None
+        """An SDK's own tracing, for one span per lookup beside OpenTelemetry's (`serve/telemetry.py`)."""
+
+    def _engine_of(self, flow: Flow) -> Engine:
+        return Engine(FlowRuntime(flow), self._config)
+
+    @property
+    def flow(self) -> Flow | None:
+        """The flow sessions starting now serve (as last loaded; a new session checks the file)."""
+        loaded = self._fixed if self.watcher is None else self.watcher.loaded
+        return None if loaded is None else loaded.flow
+
+    @property
+    def engine(self) -> Engine | None:
+        """The engine of `flow`, or None when there is no flow to serve yet."""
+        loaded = self._fixed if self.watcher is None else self.watcher.loaded
+        return None if loaded is None else loaded.built
+
+    def serving_now(self) -> LoadedFlow[Engine] | None:
+        """The flow a session starting now serves: the flow file's newest loadable version
+        (`serve/reload.py`), or the flow given as an object."""
+        return self._fixed if self.watcher is None else self.watcher.current()
+
+    def mode_now(self, loaded: LoadedFlow[Engine] | None) -> SessionMode:
+        """How a session starting now is treated: the environment's switches first
+        (`STRETTO_DISABLED=1` serves nothing, `STRETTO_SHADOW=1` shadows), read per session, so an
+        operator changes behaviour without a redeploy; then the options (`holdout`, `shadow`)."""
+        if loaded is None or env_switch(DISABLED_ENV):
+            return "record"
+        if self.options.holdout and self._holdout_draw.random() < self.options.holdout:
+            return "holdout"
+        if self.options.shadow or env_switch(SHADOW_ENV):
+            return "shadow"
+        return "serve"
 
     def session(self, session_id: str | None = None, *, tools: ToolManifest | None = None,
                 agent_model: str | None = None, task_id: str | None = None,
@@ -143,12 +206,24 @@ class LiveSession:
         self.engine_session: EngineSession | None = None
         self._stopped = False  # serving stopped for good: an event broke the engine's state
         self.recorder: SessionRecorder | None = None
+        served = owner.serving_now()
+        self.mode: SessionMode = owner.mode_now(served)
+        self.served_flow = served
+        """The flow version this session serves (or shadows) to its end, whatever is committed meanwhile."""
+        self.engine: Engine | None = None if served is None or self.mode in ("record", "holdout") else served.built
+        self.shadow = self.mode == "shadow"
         if owner.store is not None:
             header = SessionHeader(session_id=session_id, harness=owner.harness, agent_model=agent_model,
                                    app=owner.app, manifest=live if live.tools else None,
-                                   task_id=task_id, labels=labels, solo=solo)
+                                   task_id=task_id, labels=labels, solo=solo, mode=self.mode,
+                                   flow_version=served.version if self.engine is not None else None,
+                                   flow_sha256=served.sha256 if self.engine is not None else None)
             self.recorder = SessionRecorder(owner.store, header)
-        if owner.engine is not None:
+            log.info("stretto: session %s: %s%s, recording to %s", session_id, self.mode,
+                     "" if served is None or self.mode == "record" else
+                     f" with flow v{served.version if served.version is not None else '?'}", self.recorder.path)
+        self.spans = SessionSpans(session_id, owner.native_spans)
+        if self.engine is not None:
             if live.reads():
                 self._start_serving()
             else:
@@ -171,14 +246,14 @@ class LiveSession:
         """The server's tools changed mid-session (an MCP `list_changed`): from the next decision
         on, the guard checks the new kinds and contracts (the authority and denylist still apply)."""
         self.tools = self.owner._live_manifest(tools)
-        if self.engine_session is not None and self.owner.engine is not None:
-            self.engine_session.guard = self.owner.engine.guard_for(self.tools)
-        elif self.owner.engine is not None and not self._stopped and self.tools.reads():
+        if self.engine_session is not None and self.engine is not None:
+            self.engine_session.guard = self.engine.guard_for(self.tools)
+        elif self.engine is not None and not self._stopped and self.tools.reads():
             self._start_serving()  # the session opened before any tool was known to be a read
 
     def _start_serving(self) -> None:
-        assert self.owner.engine is not None
-        self.engine_session = self.owner.engine.session(live_manifest=self.tools, solo=self.solo)
+        assert self.engine is not None
+        self.engine_session = self.engine.session(live_manifest=self.tools, solo=self.solo)
         self.engine_session.note_refusals = self.recorder is not None
 
     def refused(self, tool: str, reason: RefusalReason, detail: str = "", *, lifted: bool | None = None) -> None:
@@ -187,39 +262,51 @@ class LiveSession:
         self._event(Refusal(tool=tool, reason=reason, detail=detail, lifted=lifted))
 
     async def after_tool(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                         call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
+                         call_tool: AsyncCallTool, *, error: bool | None = None, serve: bool = True,
+                         trace: dict[str, Any] | None = None) -> str:
         """Record the agent's result, make the flow's lookups, and return the text to append.
 
         `serve=False` records and takes in the result but makes no lookup (for a result the SDK
-        gives stretto no way to append to)."""
+        gives stretto no way to append to). `trace`: a W3C `traceparent` carrier that names the
+        call's span (a proxy's `_meta`); else the lookups' spans are children of the current one."""
+        trig = trigger(call_id, tool, trace, self.owner.native_spans)
         loop = asyncio.get_running_loop()
         if self._alock is None or self._alock_loop is not loop:  # a conversation may span loops
             self._alock, self._alock_loop = asyncio.Lock(), loop
         async with self._alock:  # parallel calls of one turn are absorbed one after another
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
+            if self.shadow:
+                return self._finish(result, [], None, self._would(call_id, serve))
             if serve and self.engine_session is not None:
                 try:
-                    made = await run_lookups_async(self.engine_session, call_id, call_tool, self.owner.limits)
+                    made = await run_lookups_async(self.engine_session, call_id, timed_async(trig, call_tool),
+                                                   self.owner.limits)
                 except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
                     log.warning("stretto: lookups after %s failed and were skipped: %s", tool, exc)
-            return self._finish(result, made)
+            return self._finish(result, made, trig)
 
     def after_tool_sync(self, call_id: str, tool: str, arguments: dict[str, Any], output: Any,
-                        call_tool: SyncCallTool, *, error: bool | None = None, serve: bool = True) -> str:
+                        call_tool: SyncCallTool, *, error: bool | None = None, serve: bool = True,
+                        trace: dict[str, Any] | None = None) -> str:
         """The same for a sync SDK path."""
+        trig = trigger(call_id, tool, trace, self.owner.native_spans)
         with self._tlock:
             result = self._take_result(call_id, tool, arguments, output, error)
             made: list[Lookup] = []
+            if self.shadow:
+                return self._finish(result, [], None, self._would(call_id, serve))
             if serve and self.engine_session is not None:
                 try:
-                    made = run_lookups_sync(self.engine_session, call_id, call_tool, self.owner.limits)
+                    made = run_lookups_sync(self.engine_session, call_id, timed_sync(trig, call_tool),
+                                            self.owner.limits)
                 except Exception as exc:  # noqa: BLE001
                     log.warning("stretto: lookups after %s failed and were skipped: %s", tool, exc)
-            return self._finish(result, made)
+            return self._finish(result, made, trig)
 
     def close(self) -> None:
         """Write what waits; the session file stays readable whatever happened before."""
+        self.spans.settled()
         if self.recorder is not None:
             self.recorder.close()
 
@@ -236,8 +323,11 @@ class LiveSession:
         failed = is_error_result(output) if error is None else error
         key = _call_key(tool, arguments)
         repeats = self._outstanding.pop(key, None)
+        if repeats is not None:
+            self.spans.repeated(repeats)
         if self.tools.ends_reach(tool):
             self._outstanding.clear()  # a write (or a tool of unknown kind) ends every lookup's reach
+            self.spans.settled()
         result = ToolResult(call_id=call_id, tool=tool, content=content,
                             parsed=parse_json_content(content), error=failed, repeats=repeats)
         if self.engine_session is not None:
@@ -249,17 +339,28 @@ class LiveSession:
                 self.engine_session, self._stopped = None, True
         return result
 
-    def _finish(self, result: ToolResult, made: list[Lookup]) -> str:
+    def _would(self, call_id: str, serve: bool) -> list[ShadowLookup]:
+        """A shadow session's would-be lookups after this result (none where serving could not append)."""
+        if not serve or self.engine_session is None:
+            return []
+        return self.engine_session.shadow_round(call_id)
+
+    def _finish(self, result: ToolResult, made: list[Lookup], trig: Any = None,
+                would: Sequence[ShadowLookup] = ()) -> str:
         text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
         self._event(result.model_copy(update={"appended": text or None}))
+        for shadowed in would:
+            self._event(shadowed)
         for lookup in made:
             self._event(lookup)
             self.lookups.append(lookup)
             if not lookup.error:
                 self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
-        if self.engine_session is not None:
-            for refusal in self.engine_session.take_refusals():
-                self._event(refusal.model_copy(update={"after_call_id": result.call_id}))
+        refusals = self.engine_session.take_refusals() if self.engine_session is not None else []
+        for refusal in refusals:
+            self._event(refusal.model_copy(update={"after_call_id": result.call_id}))
+        if trig is not None and (made or refusals):
+            self.spans.made(trig, made, refusals)
         return text
 
     def _seen(self, event: UserMessage | LLMTurn) -> None:

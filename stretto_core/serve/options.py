@@ -6,6 +6,10 @@ Each field has a type and a docstring (pydantic's `use_attribute_docstrings`), s
 can list them from `StrettoOptions.model_fields`. A bad value raises `OptionError` (a
 `ValueError` and a `StrettoError`) naming the field: `reads must be a list of tool names, not
 one string: write reads=['get_order']`.
+
+The same fields as typed keyword dictionaries (`ServeOptions` and its parts) let each adapter
+type its `**options` (`Unpack[...]`, PEP 692), so a type checker reports `theta="x"` or
+`reads=3` in a user's code; the values are still checked here, at run time, in one place.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from typing_extensions import TypedDict
 
 from stretto_core.errors import OptionError
 from stretto_core.flow.ir import Flow
@@ -24,6 +29,50 @@ from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, M
 from stretto_core.sessions.manifest import ToolManifest
 
 Policy = Literal["use", "next"]
+
+
+class Limits(TypedDict, total=False):
+    """The serving knobs every adapter and the proxy take as keywords (see `StrettoOptions`)."""
+
+    theta: float
+    policy: Policy
+    per_call: int
+    per_session: int
+    lookup_timeout: float
+    call_budget: float
+    shadow: bool
+
+
+class ServingKnobs(Limits, total=False):
+    """The knobs, and which tools lookups may use by name."""
+
+    allow: Optional[Iterable[str]]
+    deny: Iterable[str]
+
+
+class Labels(TypedDict, total=False):
+    """What each recorded session's header names."""
+
+    app: Optional[str]
+    agent_model: Optional[str]
+
+
+class Authority(TypedDict, total=False):
+    """Which tools are reads, declared in code or by a manifest, and where sessions go."""
+
+    reads: Iterable[str]
+    writes: Iterable[str]
+    manifest: Union[ToolManifest, str, Path, None]
+    store: Union[str, Path, bool, None]
+
+
+class KnobsAndLabels(ServingKnobs, Labels, total=False):
+    """The knobs and the header's names (for an adapter that takes the authority explicitly)."""
+
+
+class ServeOptions(ServingKnobs, Labels, Authority, total=False):
+    """Every keyword option of `Stretto` but the flow and the harness, typed (an adapter's
+    `**options: Unpack[ServeOptions]`)."""
 
 
 class StrettoOptions(BaseModel):
@@ -68,7 +117,12 @@ class StrettoOptions(BaseModel):
     deny: tuple[str, ...] = ()
     """Denylist: never look up these tools (a list of names), whatever the flow or a manifest says."""
     shadow: bool = False
-    """Decide and record lookups, but append nothing to the agent's results (a trial to watch)."""
+    """Decide as when serving and record each would-be lookup (a `shadow_lookup` event), but call
+    nothing and append nothing to the agent's results: a trial to watch. `STRETTO_SHADOW=1` in the
+    environment does the same for the sessions that start while it is set."""
+    holdout: float = 0.0
+    """The fraction of sessions, drawn at random, served nothing and recorded as mode `holdout`: a
+    control the served sessions can be compared with (e.g. 0.1)."""
 
     def __init__(self, **fields: Any) -> None:
         try:
@@ -86,10 +140,10 @@ class StrettoOptions(BaseModel):
     def _allowed(cls, value: Any) -> tuple[str, ...] | None:
         return None if value is None else check_names("allow", value)
 
-    @field_validator("theta", mode="before")
+    @field_validator("theta", "holdout", mode="before")
     @classmethod
-    def _theta(cls, value: Any) -> float:
-        return check_fraction("theta", value)
+    def _fraction(cls, value: Any, info: Any) -> float:
+        return check_fraction(info.field_name, value)
 
     @field_validator("per_call", "per_session", mode="before")
     @classmethod

@@ -8,6 +8,8 @@ a random delimiter, and text inside a result that looks like stretto's own heade
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 import secrets
@@ -23,9 +25,27 @@ MAX_RESULT_CHARS = 20_000
 APPENDIX_TITLE = "Also looked up automatically (current results; no need to repeat these calls)"
 
 
+_PROCESS_KEY = secrets.token_bytes(16)
+"""This process's secret: a fence carries a tag of it, so only a fence this process drew passes
+`is_our_fence` (a server that writes an appendix of its own cannot tag it)."""
+
+
 def new_fence() -> str:
-    """A per-session delimiter: 8 random hex digits no tool result can predict."""
-    return secrets.token_hex(4)
+    """A per-session delimiter no tool result can predict or forge: 8 random hex digits and an
+    8-digit tag of them under this process's secret."""
+    nonce = secrets.token_hex(4)
+    return nonce + _tag(nonce)
+
+
+def _tag(nonce: str) -> str:
+    return hmac.new(_PROCESS_KEY, nonce.encode("ascii"), hashlib.sha256).hexdigest()[:8]
+
+
+def is_our_fence(fence: str) -> bool:
+    """Whether this process drew `fence` (`new_fence`): its tag matches its nonce."""
+    if len(fence) != 16:
+        return False
+    return hmac.compare_digest(_tag(fence[:8]), fence[8:])
 
 
 def result_text(value: Any, limit: int = MAX_RESULT_CHARS) -> str:
@@ -132,7 +152,7 @@ class AppendedLookup:
     failed: bool
 
 
-_ENTRY = re.compile(r"^\[stretto (?P<fence>[0-9a-f]{8})\] (?P<tool>[^\s{]+) (?P<args>\{.*\})(?P<failed> \(failed\))?:$")
+_ENTRY = re.compile(r"^\[stretto (?P<fence>[0-9a-f]{8}|[0-9a-f]{16})\] (?P<tool>[^\s{]+) (?P<args>\{.*\})(?P<failed> \(failed\))?:$")
 
 
 def parse_appendix(text: str) -> list[AppendedLookup]:
@@ -165,16 +185,20 @@ def parse_appendix(text: str) -> list[AppendedLookup]:
     return found
 
 
-_END = re.compile(r"\[stretto (?P<fence>[0-9a-f]{8})\] end$")
+_END = re.compile(r"\[stretto (?P<fence>[0-9a-f]{8}|[0-9a-f]{16})\] end$")
 
 
-def split_appendix(text: str) -> tuple[str, list[AppendedLookup]]:
+def split_appendix(text: str, fence: str | None = None) -> tuple[str, list[AppendedLookup]]:
     """A result as an agent reads it: the tool's own text, and the lookups stretto appended.
 
     The appendix is the end of the text, from the title line in the fence its closing line
-    names; a tool's own text cannot move it (it would have to guess the session's fence)."""
+    names, and only in a fence stretto drew: `fence` when given, else one this process drew
+    (`is_our_fence`). A tool's own text cannot move it, nor pass an appendix of its own for
+    stretto's: it would have to forge the fence's tag. Anything else is the tool's own text."""
     end = _END.search(text)
     if end is None:
+        return text, []
+    if (fence is not None and end["fence"] != fence) or (fence is None and not is_our_fence(end["fence"])):
         return text, []
     start = text.rfind(f"\n[stretto {end['fence']}] {APPENDIX_TITLE}\n")
     if start < 0:

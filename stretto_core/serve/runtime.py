@@ -51,6 +51,16 @@ class FlowRuntime:
         self.site_factors: dict[SiteKey, float] = (
             {k: f for k, f in calibration.factors().items() if f != 1.0} if calibration is not None else {})
         """Each site's factor on ρ (`flow/site_calibration.py`); empty: every score as learned."""
+        promotion = flow.promotion
+        self.promoted: dict[tuple[str, str], bool] = (
+            {s.key: s.state == "promoted" for s in promotion.sites} if promotion is not None else {})
+        """Each judged (site, lookup)'s promotion (`flow/promotion.py`); a held one binds nothing."""
+        self.unscored_promoted = promotion is None or promotion.unscored == "promoted"
+        """Whether a (site, lookup) the promotion never judged serves."""
+
+    def serves(self, site: str, tool: str) -> bool:
+        """Whether the flow's promotion lets `tool` be looked up at `site` (no promotion: yes)."""
+        return self.promoted.get((site, tool), self.unscored_promoted)
 
     def read_tools(self) -> Sequence[str]:
         """Reads the flow may make: marked read, and seen in training."""
@@ -68,6 +78,8 @@ class FlowRuntime:
         return self.model.habit(history)
 
     def bind(self, tool: str, state: ToolState, site: str) -> Any:
+        if not self.serves(site, tool):
+            return None  # held back by promotion: no lookup here, whatever it scores
         got = bind(self.table, tool, state, site, self.binding_options.align)
         if got is None or not self.site_factors:
             return got

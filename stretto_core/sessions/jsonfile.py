@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.private import private_dir, write_private_bytes, write_private_text
 
 
 def _refuse_constant(name: str) -> Any:
@@ -25,12 +26,20 @@ def read_json_file(path: str | Path, what: str) -> Any:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(str(p), f"cannot read the {what}: {exc.strerror or exc}") from exc
+    return parse_json_bytes(data, p, what)
+
+
+def parse_json_bytes(data: bytes, path: str | Path, what: str) -> Any:
+    """The JSON value of a file's bytes already read (so a reader can hash exactly what it parsed)."""
+    p = Path(path)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(str(p), f"the {what} is not UTF-8 text ({exc.reason} at byte {exc.start}; a "
                                  f"binary file, or another encoding such as UTF-16)") from exc
-    except OSError as exc:
-        raise InputError(str(p), f"cannot read the {what}: {exc.strerror or exc}") from exc
     if not text.strip():
         raise InputError(str(p), f"the {what} is empty")
     try:
@@ -50,17 +59,25 @@ def output_path(path: str | Path, what: str = "file") -> Path:
     if p.is_dir():
         raise StrettoError(f"{p}: is a folder; give the {what}'s file name")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(p.parent)
     except OSError as exc:
         raise StrettoError(f"{p}: cannot make its folder for the {what}: {exc.strerror or exc}") from exc
     return p
 
 
 def write_text_file(path: str | Path, text: str, what: str = "file") -> Path:
-    """Write a text file (UTF-8) where `output_path` allows; a failure is a StrettoError naming it."""
+    """Write a text file (UTF-8) where `output_path` allows, atomically, 0600 or the mode of the
+    file it replaces (`private.py`); a failure is a StrettoError naming it."""
     p = output_path(path, what)
     try:
-        p.write_text(text, encoding="utf-8")
+        write_private_text(p, text)
     except OSError as exc:
         raise StrettoError(f"{p}: cannot write the {what}: {exc.strerror or exc}") from exc
     return p
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Replace `path` with `data` so that a reader sees the old file or the new one, never a part
+    (`private.write_private_bytes`: temp file, fsync, rename, folder sync). A file that existed keeps
+    its permission bits; a new one is readable by its owner alone."""
+    write_private_bytes(path, data)

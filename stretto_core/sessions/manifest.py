@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.errors import InputError, StrettoError, snippet
+from stretto_core.private import write_private_text
 from stretto_core.sessions.jsonfile import read_json_file
 from stretto_core.sessions.renamed import renamed_field
 
@@ -248,7 +249,7 @@ def load_manifest(path: str | Path) -> ToolManifest:
 
 
 def save_manifest(manifest: ToolManifest, path: str | Path) -> None:
-    Path(path).write_text(manifest.model_dump_json(indent=1, exclude_none=True) + "\n")
+    write_private_text(path, manifest.model_dump_json(indent=1, exclude_none=True) + "\n")
 
 
 def json_type(value: Any) -> str:

@@ -18,11 +18,16 @@ from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.limits import deeper_than, may_nest
 from stretto_core.sessions.manifest import ToolManifest
 
-SESSION_FORMAT_VERSION = 2
+SESSION_FORMAT_VERSION = 3
 """The version writers write; bump it when an older reader would misread (docs/formats.md)."""
 
-READABLE_SESSION_VERSIONS = (1, 2)
-"""Versions readers accept: a version 1 file is a version 2 file without `refusal` events."""
+READABLE_SESSION_VERSIONS = (1, 2, 3)
+"""Versions readers accept: a version 1 file is a version 2 file without `refusal` events, and a
+version 2 file a version 3 one without a header's `mode`/`flow_*` and `shadow_lookup` events."""
+
+SessionMode = Literal["record", "shadow", "holdout", "serve"]
+"""How stretto treated a live session: recorded only; decided and recorded would-be lookups
+without making them; held out of serving at random (a control); served the flow's lookups."""
 
 
 class _Model(BaseModel):
@@ -34,7 +39,7 @@ class SessionHeader(_Model):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    stretto_session: Literal[1, 2] = SESSION_FORMAT_VERSION
+    stretto_session: Literal[1, 2, 3] = SESSION_FORMAT_VERSION
     session_id: str
     harness: str
     agent_model: str | None = None
@@ -48,6 +53,12 @@ class SessionHeader(_Model):
     started_at: datetime | None = None
     source: str | None = None
     labels: dict[str, str] = Field(default_factory=dict)
+    mode: SessionMode | None = None
+    """How stretto treated this session when it was recorded live; None: not live (ingested, older)."""
+    flow_version: int | None = None
+    """The committed version of the flow that decided in this session (`flow commit`), when it has one."""
+    flow_sha256: str | None = None
+    """The SHA-256 of the flow file's bytes (or an in-memory flow's JSON) that decided in this session."""
 
 
 class ToolCall(_Model):
@@ -135,7 +146,8 @@ class Lookup(_Model):
 
 RefusalReason = Literal["unlisted", "marked_write", "not_read_only", "schema_changed", "contract_changed",
                         "denied", "not_allowed", "not_in_flow", "call_limit", "session_limit", "call_budget",
-                        "lookup_timeout"]
+                        "lookup_timeout",
+                        "listing_stale", "argument_refused"]
 """Why stretto would not look a tool up (docs/formats.md lists each one's meaning)."""
 
 
@@ -157,7 +169,26 @@ class Refusal(_Model):
     at: datetime | None = None
 
 
-Event = Annotated[Union[UserMessage, LLMTurn, ToolResult, Lookup, Refusal], Field(discriminator="kind")]
+class ShadowLookup(_Model):
+    """A lookup the flow would have made here, in a shadow session: decided as when serving
+    (chains included, each conditioned on the ones before it as if made), never called and never
+    appended. `promote` scores each site on these against what the agent then did."""
+
+    kind: Literal["shadow_lookup"] = "shadow_lookup"
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    after_call_id: str | None = None
+    site: str | None = None
+    score: float | None = None
+    reach: float | None = None
+    binding: float | None = None
+    sources: list[str] = Field(default_factory=list)
+    """Where each argument's value would have come from (the binding's sources, in argument order)."""
+    policy: str | None = None
+    at: datetime | None = None
+
+
+Event = Annotated[Union[UserMessage, LLMTurn, ToolResult, Lookup, Refusal, ShadowLookup], Field(discriminator="kind")]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 
 

@@ -17,8 +17,17 @@ stretto whose names were not unique); it records to a file of its own beside it 
 says so.
 
 A write that fails (a full disk, a vanished mount) never raises into the agent: the unwritten
-lines wait in memory, in order, and are retried at the next batch and at `close()`. What still
-cannot be written at close goes to a fallback file in the temp folder, and the log says where.
+lines wait in memory, in order, and the background thread retries them, backing off (from
+`RETRY_FIRST_SECONDS`, doubling, to `RETRY_MAX_SECONDS`); `record()` then only appends to the
+backlog, so the agent's own thread never pays for a failing disk. The backlog is bounded
+(`backlog_bytes`, 64 MiB): nothing is lost up to the bound; past it, new events are dropped, and the
+log says so once when the first is dropped and once, with the count, when the disk takes the
+rest. `flush()` and `close()` always try at once. What still cannot be written at close goes to a
+fallback file in the temp folder, and the log says where.
+
+Any JSON a peer sends is recorded, lone surrogates (`"\\ud83d"`, a cut emoji) included: a line
+that cannot be UTF-8 as it is, is written with its non-ASCII characters escaped, so it stays
+valid UTF-8 and reads back to the same value.
 """
 from __future__ import annotations
 
@@ -30,6 +39,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -41,6 +51,7 @@ from stretto_core.sessions.model import (SESSION_FORMAT_VERSION, Event, LLMTurn,
                                         ToolResult, Usage, UserMessage, parse_json_content)
 from stretto_core.sessions.files import HASH_CHARS, MAX_NAME_BYTES, SESSION_SUFFIX, encode_line, session_filename
 from stretto_core.sessions.flusher import FLUSHER
+from stretto_core.private import open_private, private_dir
 
 log = logging.getLogger("stretto.recorder")
 
@@ -64,6 +75,15 @@ FLUSH_MS = 100.0
 FLUSH_BYTES = 1 << 20
 """Waiting bytes that write the batch at once, whatever the count: bounds the memory held."""
 
+BACKLOG_BYTES = 64 << 20
+"""Bytes of events a recorder keeps in memory while its disk fails; events past it are dropped."""
+
+RETRY_FIRST_SECONDS = 0.5
+"""After a failed write, the background thread retries after this long, then twice as long..."""
+
+RETRY_MAX_SECONDS = 30.0
+"""...up to this long between retries."""
+
 
 @dataclass
 class _Line:
@@ -83,7 +103,8 @@ class SessionRecorder:
 
     def __init__(self, directory: str | Path, header: SessionHeader, *, fsync: bool = False,
                  stamp: bool = True, fallback_dir: str | Path | None = None,
-                 flush_lines: int = FLUSH_LINES, flush_ms: float = FLUSH_MS) -> None:
+                 flush_lines: int = FLUSH_LINES, flush_ms: float = FLUSH_MS,
+                 backlog_bytes: int = BACKLOG_BYTES) -> None:
         if flush_lines < 1 or flush_ms < 0:
             raise ValueError(f"flush_lines must be >= 1 and flush_ms >= 0, not {flush_lines} and {flush_ms}")
         if header.stretto_session != SESSION_FORMAT_VERSION:  # writers write the current version
@@ -106,7 +127,15 @@ class SessionRecorder:
         self.flush_lines = flush_lines
         self.flush_seconds = flush_ms / 1000.0
         self._waiting_bytes = 0
+        self.backlog_bytes = backlog_bytes
+        self._retry_delay = 0.0
+        self._retry_at = 0.0
+        self._retry_pending = False
+        self.dropped = 0
+        """Events dropped since the disk last took a write (the backlog was full)."""
+        self._dropped_bytes = 0
         self._scheduled = False
+        self._closed = False
         self._mutex = threading.Lock()
         FLUSHER.track(self)
         self._scheduled = True  # the file is made and the header written off the agent's path
@@ -128,6 +157,10 @@ class SessionRecorder:
                         self.header.session_id, type(exc).__name__)
             return
         with self._mutex:
+            self._closed = False
+            if self._failing:  # the background thread retries, backing off; the agent only appends
+                self._keep_while_failing(line)
+                return
             self._backlog.append(line)
             self._waiting_bytes += len(line.data)
             if self.pending >= self.flush_lines or self._waiting_bytes >= FLUSH_BYTES:
@@ -136,9 +169,31 @@ class SessionRecorder:
                 self._scheduled = True
                 FLUSHER.schedule(self, self.flush_seconds)
 
+    def _keep_while_failing(self, line: _Line) -> None:
+        """Keep a line for the retry, within the backlog's bound; past it, drop it (said once)."""
+        if self._waiting_bytes + len(line.data) > self.backlog_bytes:
+            if not self.dropped:
+                log.warning("stretto: session file %s cannot be written and %d bytes of events wait; "
+                            "new events of this session are dropped until the disk takes them",
+                            self.path, self._waiting_bytes)
+            self.dropped += 1
+            self._dropped_bytes += len(line.data)
+            return
+        self._backlog.append(line)
+        self._waiting_bytes += len(line.data)
+        if not self._retry_pending:  # e.g. recording again after a close that saved a fallback
+            self._retry_later()
+
     def flush(self) -> bool:
         """Write what waits now; False when the write failed (the lines keep waiting)."""
         with self._mutex:
+            return self._flush()
+
+    def due_flush(self) -> bool:
+        """The background thread's flush: while the disk fails, only at the retry's time."""
+        with self._mutex:
+            if self._failing and time.monotonic() < self._retry_at:
+                return False  # an earlier deadline (a batch's): the retry has its own
             return self._flush()
 
     def forked(self) -> None:
@@ -149,6 +204,8 @@ class SessionRecorder:
         self._scheduled = False
         self._backlog = deque(line for line in self._backlog if line.is_header)
         self._waiting_bytes = 0
+        self._failing, self._retry_delay, self.dropped, self._dropped_bytes = False, 0.0, 0, 0
+        self._retry_pending = False
 
     # Convenience for adapters: one call per kind of event.
 
@@ -173,6 +230,7 @@ class SessionRecorder:
     def close(self) -> Path | None:
         """Write what waits; what cannot be written goes to a fallback file, whose path is returned."""
         with self._mutex:
+            self._closed = True
             if not self._flush() and self._save_fallback():  # keep an unwritten header for a reopen
                 self._backlog = deque(line for line in self._backlog if line.is_header)
             self._close_fd()
@@ -195,9 +253,9 @@ class SessionRecorder:
 
     def _flush(self) -> bool:
         """Write the backlog in order, under the file lock; False (and warn once) when it fails."""
-        self._scheduled = False
-        if not self._backlog:
-            return True
+        self._scheduled = self._retry_pending = False
+        if not self._backlog or (self._closed and self.pending == 0):
+            return True  # (after a close that saved a fallback, a retry has no header-only file to make)
         try:
             fd = self._open()
             locked = self._lock(fd)
@@ -218,22 +276,34 @@ class SessionRecorder:
         except OSError as exc:
             if not self._failing:
                 log.warning("stretto: cannot write session file %s (%s); keeping the unwritten "
-                            "events in memory and retrying at the next batch and at close",
-                            self.path, exc.strerror or exc)
+                            "events in memory (up to %d bytes) and retrying in the background",
+                            self.path, exc.strerror or exc, self.backlog_bytes)
             self._failing = True
+            self._retry_later()
             return False
         if self._failing:
             log.warning("stretto: session file %s is writable again; the waiting events are written",
                         self.path)
-            self._failing = False
+            if self.dropped:
+                log.warning("stretto: %d events (%d bytes) of session %s were dropped while the disk "
+                            "failed (the backlog holds %d bytes at most)", self.dropped,
+                            self._dropped_bytes, self.header.session_id, self.backlog_bytes)
+            self._failing, self._retry_delay, self.dropped, self._dropped_bytes = False, 0.0, 0, 0
         self._sync(fd)
         return True
 
+    def _retry_later(self) -> None:
+        """Ask the background thread to retry, each time waiting twice as long (to a cap)."""
+        self._retry_delay = min(RETRY_MAX_SECONDS, max(RETRY_FIRST_SECONDS, 2 * self._retry_delay))
+        self._retry_at = time.monotonic() + self._retry_delay
+        self._retry_pending = True
+        FLUSHER.schedule(self, self._retry_delay)
+
     def _open(self) -> int:
         if self._fd is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-            self._fd = os.open(self.path, flags, 0o644)
+            self._fd = open_private(self.path, flags)
         return self._fd
 
     def _claim(self, fd: int) -> bool:
@@ -293,7 +363,7 @@ class SessionRecorder:
         """Write the header and every waiting event to a fresh file in the fallback folder."""
         lines = [line.data for line in self._backlog if not line.is_header]
         try:
-            self.fallback_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(self.fallback_dir)
             fd, name = tempfile.mkstemp(prefix=self.path.stem + ".", suffix=".jsonl",
                                         dir=self.fallback_dir)
             with os.fdopen(fd, "wb") as fh:
@@ -316,11 +386,12 @@ def _encode(model: SessionHeader | Event) -> bytes:
         return encode_line(model).encode()
     except Exception:  # noqa: BLE001 - e.g. an argument that is an arbitrary Python object
         pass
-    try:
-        data = model.model_dump(exclude_none=True)
-        return (json.dumps(data, default=_as_text, ensure_ascii=False) + "\n").encode()
-    except Exception:  # noqa: BLE001 - nested too deeply for JSON: drop what cannot be written
-        pass
+    for mode in ("json", "python"):  # a lone surrogate: the same JSON, its non-ASCII escaped
+        try:
+            data = model.model_dump(mode=mode, exclude_none=True)
+            return (json.dumps(data, default=_as_text, ensure_ascii=True) + "\n").encode()
+        except Exception:  # noqa: BLE001 - an odd object (python mode) or too deep (both): see below
+            pass
     update: dict[str, Any] = {}
     if getattr(model, "parsed", None) is not None:
         update["parsed"] = None

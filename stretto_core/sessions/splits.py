@@ -231,15 +231,35 @@ def split_of(header: SessionHeader, split_file: SplitFile | None = None, *, seed
 
 def filter_sessions(sessions: Iterable[Session], split: str, split_file: SplitFile | None = None,
                     **options) -> Iterator[Session]:
-    """The sessions on one side of the split; `all` keeps every session, `none` those on neither."""
+    """The sessions on one side of the split; `all` keeps every session, `none` those on neither,
+    `auto` the train side of labelled tasks and every session with no task label (`in_auto`)."""
     if split == "all":
         yield from sessions
         return
-    if split not in SPLITS:
-        raise StrettoError(f"unknown split {split!r}: use train, test, none or all")
+    if split not in SPLITS and split != AUTO:
+        raise StrettoError(f"unknown split {split!r}: use auto, train, test, none or all")
     for session in sessions:
-        if split_of(session.header, split_file, **options) == split:
+        if in_split(session.header, split, split_file, **options):
             yield session
+
+
+AUTO = "auto"
+"""The split a learn takes by default: where tasks are labelled, their train side; sessions an app
+recorded (no task id) are all learned from, for no task of theirs can be a test task."""
+
+
+def unlabelled(header: SessionHeader) -> bool:
+    """The session names no task (an app's own recorded session): no split applies to it."""
+    return not header.task_id
+
+
+def in_split(header: SessionHeader, split: str, split_file: SplitFile | None = None, **options) -> bool:
+    """Whether a session is on the `split` side (`auto`, `all`, or one of `SPLITS`)."""
+    if split == "all":
+        return True
+    if split == AUTO:
+        return unlabelled(header) or split_of(header, split_file, **options) == "train"
+    return split_of(header, split_file, **options) == split
 
 
 def make_split_file(headers: Iterable[SessionHeader], *, seed: int = DEFAULT_SEED,

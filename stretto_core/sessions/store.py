@@ -27,6 +27,7 @@ from stretto_core.sessions.jsonline import loads
 from stretto_core.sessions.model import (READABLE_SESSION_VERSIONS, SESSION_FORMAT_VERSION, Event, Session,
                                         SessionHeader, parse_event)
 from stretto_core.sessions.recorder import SessionRecorder
+from stretto_core.private import mode_for, open_private, private_dir
 
 
 log = logging.getLogger("stretto.store")
@@ -34,12 +35,13 @@ log = logging.getLogger("stretto.store")
 def write_session(session: Session, directory: str | Path) -> Path:
     """Write a whole session as `<dir>/<session id>.jsonl`, atomically (temp file, then rename)."""
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    private_dir(out)
     path = out / session_filename(session.header.session_id)
     _refuse_another_sessions_file(path, session.header.session_id)
     tmp = path.with_suffix(path.suffix + f".tmp{os.getpid()}")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode_for(path))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(encode_line(session.header.model_copy(update={"stretto_session": SESSION_FORMAT_VERSION})))
             for event in session.events:
                 fh.write(encode_line(event))
@@ -129,7 +131,8 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
         raise InputError(str(path), "the first line is not a stretto session header", lineno)
     version = data["stretto_session"]
     if type(version) is not int or version not in READABLE_SESSION_VERSIONS:
-        known = " or ".join(str(v) for v in READABLE_SESSION_VERSIONS)
+        versions = [str(v) for v in READABLE_SESSION_VERSIONS]
+        known = ", ".join(versions[:-1]) + " or " + versions[-1] if len(versions) > 1 else versions[0]
         raise InputError(str(path), f"stretto_session {snippet(repr(version))} is not version {known}", lineno)
     if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
         raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)

@@ -17,7 +17,7 @@ from fastmcp import FastMCP
 from mcp_types import ToolAnnotations
 
 from proxy_support import CUSTOMERS, ORDERS
-from stretto_mcp.fastmcp_middleware import StrettoMiddleware
+from stretto_mcp import StrettoFastMCPMiddleware
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True)
@@ -31,7 +31,7 @@ def served(tool: str, **args: Any) -> None:
 
 
 def build(flow: str | None, store: str | None) -> FastMCP:
-    shop = FastMCP("toy-shop", middleware=[StrettoMiddleware(flow, store=store, theta=0.3)])
+    shop = FastMCP("toy-shop", middleware=[StrettoFastMCPMiddleware(flow, store=store, theta=0.3)])
 
     @shop.tool(annotations=READ, output_schema=None)
     def get_order(order_id: str) -> str:

@@ -32,12 +32,13 @@ def _schema(**props: str) -> dict[str, Any]:
     return {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}, "required": sorted(props)}
 
 
-def tool_list(changed: bool = False) -> list[dict[str, Any]]:
+def tool_list(changed: bool = False, destructive: bool = False) -> list[dict[str, Any]]:
     customer = _schema(customer_id="string", region="string") if changed else _schema(customer_id="string")
     return [
         {"name": "get_order", "description": "An order by id", "inputSchema": _schema(order_id="string"),
          "annotations": READ},
-        {"name": "get_customer", "description": "A customer by id", "inputSchema": customer, "annotations": READ},
+        {"name": "get_customer", "description": "A customer by id", "inputSchema": customer,
+         "annotations": WRITE if destructive else READ},
         {"name": "refund", "description": "Refund an order", "inputSchema": _schema(order_id="string"),
          "annotations": WRITE},
         {"name": "order_report", "description": "An order as structured data", "inputSchema": _schema(order_id="string"),
@@ -53,6 +54,8 @@ def tool_list(changed: bool = False) -> list[dict[str, Any]]:
          "annotations": WRITE},
         {"name": "seen", "description": "The notifications the server got", "inputSchema": _schema(),
          "annotations": READ},
+        {"name": "turn_destructive", "description": "Re-annotate get_customer as destructive; list slowly after",
+         "inputSchema": _schema(), "annotations": WRITE},
     ]
 
 
@@ -61,6 +64,7 @@ class ToyServer:
 
     def __init__(self) -> None:
         self.changed = False
+        self.destructive = False
         self.seen: list[str] = []
         self.waiting: dict[Any, asyncio.Future] = {}
         self.counter = 0
@@ -108,7 +112,9 @@ class ToyServer:
         if method == "ping" or method == "logging/setLevel" or method == "resources/subscribe":
             return {}
         if method == "tools/list":
-            return {"tools": tool_list(self.changed)}
+            if self.destructive:  # a server slow to list after its change (TOY_SLOW_LIST seconds)
+                await asyncio.sleep(float(os.environ.get("TOY_SLOW_LIST", "0")))
+            return {"tools": tool_list(self.changed, self.destructive)}
         if method == "resources/list":
             return {"resources": [{"uri": "shop://orders", "name": "orders", "mimeType": "application/json"}]}
         if method == "resources/read":
@@ -165,12 +171,18 @@ class ToyServer:
             self.changed = True
             self.notify("notifications/tools/list_changed", {})
             return _text({"changed": True})
+        if name == "turn_destructive":
+            self.destructive = True
+            self.notify("notifications/tools/list_changed", {})
+            return _text({"changed": True})
         if name == "seen":
             return _text({"seen": self.seen})
         return {"content": [{"type": "text", "text": f"unknown tool {name}"}], "isError": True}
 
 
 def _text(value: Any) -> dict[str, Any]:
+    if os.environ.get("TOY_CUT_EMOJI") and isinstance(value, dict):  # what JSON.stringify writes for a cut emoji
+        value = {**value, "note": "half an emoji: \ud83d"}
     return {"content": [{"type": "text", "text": json.dumps(value)}], "isError": False}
 
 

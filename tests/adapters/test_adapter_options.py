@@ -51,9 +51,9 @@ def _claude(**options: Any) -> Any:
 
 def _fastmcp(**options: Any) -> Any:
     pytest.importorskip("fastmcp")
-    from stretto_mcp.fastmcp_middleware import StrettoMiddleware
+    from stretto_mcp import StrettoFastMCPMiddleware
 
-    return StrettoMiddleware(shop_flow(), record=False, **options)
+    return StrettoFastMCPMiddleware(shop_flow(), store=False, **options)
 
 
 def _proxy(**options: Any) -> Any:

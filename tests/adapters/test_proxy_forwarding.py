@@ -164,11 +164,15 @@ def test_list_changed_reaches_the_host_and_a_changed_schema_stops_its_lookups(tm
                for m in host.messages), host.messages
     [session] = read_session_files(tmp_path / "s")
     kinds = [e.kind for e in session.events]
-    [refusal] = [e for e in session.events if e.kind == "refusal"]
+    refusals = [e for e in session.events if e.kind == "refusal"]
+    # the notice makes every read wait for the new listing (`listing_stale`), which then says why
+    assert {(e.tool, e.reason) for e in refusals if not e.lifted} >= {("get_customer", "listing_stale")}
+    [refusal] = [e for e in refusals if e.reason == "schema_changed"]
     assert (refusal.tool, refusal.reason, refusal.lifted) == ("get_customer", "schema_changed", None)
     assert refusal.detail == "its input schema changed since the proxy first listed it"
     # said after the call that changed the tools, before the call whose lookups it stopped
-    assert kinds.index("lookup") < kinds.index("refusal") < len(kinds) - 1 - kinds[::-1].index("tool_result")
+    changed = session.events.index(refusal)
+    assert kinds.index("lookup") < changed < len(kinds) - 1 - kinds[::-1].index("tool_result")
 
 
 def test_the_operators_denylist_and_allowlist_stop_lookups(tmp_path: Path) -> None:

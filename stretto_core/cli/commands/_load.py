@@ -34,5 +34,5 @@ def load_for_verb(paths: Sequence[Path], split: str = "all", split_file: Path | 
     if not chosen:
         where = ", ".join(str(p) for p in paths)
         raise StrettoError(f"no {what} found in {where}" + (f" of app {', '.join(apps)}" if apps else "")
-                           + (f" on the {split} side of the split" if split != "all" else ""))
+                           + (f" on the {split} side of the split" if split not in ("all", "auto") else ""))
     return chosen

@@ -1,4 +1,5 @@
-"""`stretto flow show|merge|diff`: read, combine and review flow files."""
+"""`stretto flow show|merge|diff|threshold`: read, combine and review flow files; and
+`stretto flow stage|commit|rollback|log`: a deployment's versions (`flow/history.py`)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 import typer
 
 from stretto_core.errors import StrettoError
-from stretto_core.flow.ir import load_flow, merge, save_flow
+from stretto_core.flow.history import SETTLED_SECONDS
+from stretto_core.flow.ir import Flow, load_flow, merge, save_flow
 from stretto_core.flow.review import diff, show
 from stretto_core.sessions.jsonfile import output_path
+from stretto_core.sessions.manifest import ToolManifest, load_manifest
 
 flow_app = typer.Typer(no_args_is_help=True, help="Read, merge and review flow files.")
 
@@ -63,5 +66,75 @@ def threshold_command(path: Path = typer.Argument(..., help="A flow file, change
     typer.echo(f"θ at {site} is {theta:g} in {out or path}")
 
 
+@flow_app.command("stage")
+def stage_command(deployment: Path = typer.Argument(..., help="The app's deployment folder (sessions/, flow.json, "
+                                                         "flow.staged.json, history/)."),
+                  manifest: Path = typer.Option(None, "--manifest", help="Tool kinds, instead of the sessions' own."),
+                  settled: float = typer.Option(SETTLED_SECONDS, "--settled", help="Leave session files written to "
+                                                "in the last this many seconds (still recording) for next time.")) -> None:
+    """Count the sessions no version counted yet into the staged flow (counts add: exact)."""
+    if not (math.isfinite(settled) and settled >= 0):
+        raise StrettoError(f"--settled must be a finite number of seconds ≥ 0, not {settled}")
+    from stretto_core.flow.history import Deployment
+
+    dep = Deployment(deployment)
+    if not dep.sessions.is_dir():
+        raise StrettoError(f"{dep.sessions}: no sessions folder (record the app's sessions there: "
+                           f"store={str(dep.sessions)!r})")
+    man = load_manifest(manifest) if manifest else None
+    entry = dep.stage(lambda files: count_session_files(files, man), settled=settled)
+    if entry is None:
+        typer.echo(f"nothing new to stage in {dep.sessions}")
+        return
+    typer.echo(f"staged {dep.staged}: {len(entry.sessions_added)} new sessions added "
+               f"(on version {entry.parent if entry.parent is not None else '-'})")
+    for line in entry.diff[:20]:
+        typer.echo(line)
+    typer.echo(f"next: `stretto flow commit {deployment}` serves it from the app's next session")
+
+
+@flow_app.command("commit")
+def commit_command(deployment: Path = typer.Argument(..., help="The app's deployment folder."),
+                   app: str = typer.Option(None, "--app", help="Refuse unless the staged flow is of this app.")) -> None:
+    """Make the staged flow the next version: the app serves it from its next session."""
+    from stretto_core.flow.history import Deployment
+
+    entry = Deployment(deployment).commit(app)
+    typer.echo(f"committed version {entry.version} (on {entry.parent if entry.parent is not None else 'no version'}): "
+               f"{len(entry.sessions_added)} sessions added, sha256 {entry.sha256}")
+
+
+@flow_app.command("rollback")
+def rollback_command(deployment: Path = typer.Argument(..., help="The app's deployment folder.")) -> None:
+    """Put the previous committed version back, byte for byte."""
+    from stretto_core.flow.history import Deployment
+
+    entry = Deployment(deployment).rollback()
+    typer.echo(f"rolled back: {entry.note}; sha256 {entry.sha256}")
+
+
+@flow_app.command("log")
+def log_command(deployment: Path = typer.Argument(..., help="The app's deployment folder."),
+                as_json: bool = typer.Option(False, "--json", help="The log's JSON lines as stored.")) -> None:
+    """The deployment's history: each stage, commit and rollback, when, and what it changed."""
+    from stretto_core.flow.history import Deployment, log_json, render_log
+
+    entries = Deployment(deployment).entries()
+    typer.echo(log_json(entries) if as_json else render_log(entries), nl=False)
+
+
+def count_session_files(files: list[Path], manifest: ToolManifest | None) -> Flow | None:
+    """A flow of just these session files, learned as `stretto learn` would (split auto)."""
+    from stretto_core.flow.stream import choose, learn_chosen
+
+    chosen = choose([str(f) for f in files], "auto", manifest=manifest)
+    if not chosen.files:
+        return None
+    return learn_chosen(chosen)
+
+
 def register(app: typer.Typer) -> None:
+    from stretto_core.cli.commands._promote import add_promote
+
+    add_promote(flow_app)
     app.add_typer(flow_app, name="flow")

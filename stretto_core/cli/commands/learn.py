@@ -31,7 +31,9 @@ def learn_command(
     prior_weight: Optional[float] = typer.Option(None, "--prior-weight",
                                                  help="How many sessions the prior weighs in all (default: its own count)."),
     manifest: Optional[Path] = typer.Option(None, "--manifest", help="Tool kinds, instead of the sessions' own."),
-    split: str = typer.Option("train", "--split", help="Learn from this side of the task split: train, test, none or all."),
+    split: str = typer.Option("auto", "--split", help="Learn from this side of the task split: auto (the train side "
+                              "where tasks are labelled, and every session that names no task: an app's own), "
+                              "train, test, none or all."),
     split_file: Optional[Path] = typer.Option(None, "--split-file", help="A frozen split (`stretto split`)."),
     features: bool = typer.Option(False, "--features/--no-features", help="Learn result features (held-out likelihood)."),
     constants: bool = typer.Option(False, "--constants", help="Learn arguments the agent always passes one value for."),
@@ -179,6 +181,8 @@ def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[f
         if counter is not None:
             counter.close()
     _report(chosen.report)
+    if chosen.split_said():
+        typer.echo(chosen.split_said())
     return flow
 
 
@@ -186,7 +190,9 @@ def _refuse_empty(chosen: list[str], paths: List[str], split: str, apps: List[st
     if not chosen:
         where = ", ".join(str(p) for p in paths)
         raise StrettoError(f"no {what} found in {where}" + (f" of app {', '.join(apps)}" if apps else "")
-                           + (f" on the {split} side of the split" if split != "all" else ""))
+                           + (f" on the {split} side of the split" if split not in ("all", "auto") else "")
+                           + (" (with a task label, only the train side of the split is learned)"
+                              if split == "auto" else ""))
 
 
 def _report(report) -> None:

@@ -68,6 +68,10 @@ def run_command(
                                                     "as solo (a flow serves each mode by its own sessions)."),
     log_level: str = typer.Option("INFO", "--log-level", help="stderr verbosity: DEBUG, INFO, WARNING, ERROR."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Also write every message both ways to this file."),
+    shadow: bool = typer.Option(False, "--shadow", help="Decide as when serving and record each would-be lookup, "
+                                                        "but call and append nothing (a trial to watch)."),
+    holdout: float = typer.Option(0.0, "--holdout", help="The fraction of sessions, drawn at random, served "
+                                                         "nothing and recorded as mode holdout (e.g. 0.1)."),
 ) -> None:
     """Serve the proxy on stdio in front of `-- <server command>` (or `--upstream URL`)."""
     command = list(ctx.args)
@@ -82,7 +86,7 @@ def run_command(
                              allow=None if tools is None else _names(tools), deny=_names(deny), theta=theta,
                              per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
                              call_budget=call_budget, server_timeout=server_timeout, app=app, solo=solo,
-                             log_level=log_level, trace=trace)
+                             log_level=log_level, trace=trace, shadow=shadow, holdout=holdout)
     raise SystemExit(run.run_proxy(config))
 
 

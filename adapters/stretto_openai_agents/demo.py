@@ -10,7 +10,8 @@ the customer's message). stretto serves the agent as it serves any:
     agent = instrument(agent, flow=flow, manifest=SHOP_MANIFEST, session_key="customer")
 
 which records each conversation (`session_key` names it in the run context) as one session of
-harness `openai-agents` and, given a flow, makes the lookups inside the tools' results. This module imports the SDK; `stretto demo` loads it only to run.
+harness `openai-agents` and, given a flow, makes the lookups inside the tools' results. This module imports the SDK; `stretto demo` finds it through the `stretto.demo_harnesses` entry
+point (the core names no adapter) and loads it only to run.
 """
 
 from __future__ import annotations

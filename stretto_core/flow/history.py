@@ -1,0 +1,331 @@
+"""One app's deployment folder: its sessions, the committed flow, the staged flow, and the history.
+
+    <deployment>/sessions/            the sessions the app records (`store=`)
+    <deployment>/flow.json            the committed flow: what the app serves (`flow=`)
+    <deployment>/flow.staged.json     the next flow, staged from new sessions, not served yet
+    <deployment>/history/log.jsonl    one JSON line per stage, commit and rollback (`LogEntry`)
+    <deployment>/history/v000003.flow.json   each committed version's file, byte for byte
+
+`stage` adds only the sessions no version counted yet to the staged flow (an exact merge: counts
+add, so staging as sessions arrive equals learning them at once); `commit` makes the staged flow
+the next version, stamped with its number (`Provenance.version`); `rollback` puts the previous
+version's file back, byte for byte. Every flow is written atomically (temp file, fsync, rename:
+`sessions/jsonfile.write_atomic`), so an app reloading its flow (`serve/reload.py`) reads one
+version whole or the other, never a part. A lock file serializes the writers of one folder.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterator, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stretto_core.errors import StrettoError
+from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
+from stretto_core.sessions.jsonfile import write_atomic
+
+FLOW_NAME = "flow.json"
+STAGED_NAME = "flow.staged.json"
+SESSIONS_NAME = "sessions"
+HISTORY_NAME = "history"
+LOG_NAME = "log.jsonl"
+
+SETTLED_SECONDS = 60.0
+"""A session file written to this recently may still be recording: `stage` leaves it for next time."""
+
+Command = Literal["adopt", "stage", "commit", "rollback"]
+
+
+class LogEntry(BaseModel):
+    """One line of `history/log.jsonl`: what a command did to the deployment's flow, and when."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    command: Command
+    at: datetime
+    version: int | None = None
+    """The committed version after the command (a stage leaves it as it was)."""
+    parent: int | None = None
+    """For a commit, the version it was staged on; for a rollback, the version rolled back."""
+    sessions_added: list[str] = Field(default_factory=list)
+    """The session files (names under `sessions/`) this command counted into the flow."""
+    sha256: str | None = None
+    """The SHA-256 of the flow file the command wrote."""
+    diff: list[str] = Field(default_factory=list)
+    """`flow diff` of the committed flow and the new one, one change a line (`!` needs review)."""
+    note: str = ""
+
+
+class Deployment:
+    """The folder of one app's deployment (module docstring)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.sessions = self.root / SESSIONS_NAME
+        self.flow = self.root / FLOW_NAME
+        self.staged = self.root / STAGED_NAME
+        self.history = self.root / HISTORY_NAME
+        self.log_path = self.history / LOG_NAME
+
+    # -- reading --------------------------------------------------------------------------------
+    def entries(self) -> list[LogEntry]:
+        """The log, oldest first (a torn last line, from a crash, is left out)."""
+        try:
+            lines = self.log_path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                out.append(LogEntry.model_validate_json(line))
+            except ValueError:
+                continue
+        return out
+
+    def version(self, entries: Sequence[LogEntry] | None = None) -> int | None:
+        """The committed version now (None: none committed yet)."""
+        for entry in reversed(entries if entries is not None else self.entries()):
+            if entry.command in ("adopt", "commit", "rollback"):
+                return entry.version
+        return None
+
+    def version_file(self, version: int) -> Path:
+        return self.history / f"v{version:06d}.flow.json"
+
+    def counted(self, version: int | None, entries: Sequence[LogEntry]) -> set[str]:
+        """The session files counted into a committed version: its own and its ancestors'."""
+        made = {e.version: e for e in entries if e.command in ("adopt", "commit")}
+        seen: set[str] = set()
+        while version is not None and version in made:
+            entry = made[version]
+            seen.update(entry.sessions_added)
+            version = entry.parent
+        return seen
+
+    def staged_since(self, entries: Sequence[LogEntry]) -> tuple[list[str], int | None]:
+        """The session files staged since the last commit or rollback, and the version staged on."""
+        files: list[str] = []
+        base: int | None = self.version(entries)
+        for entry in reversed(entries):
+            if entry.command != "stage":
+                break
+            files = entry.sessions_added + files
+            base = entry.parent
+        return files, base
+
+    # -- writing --------------------------------------------------------------------------------
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the deployment's lock: one stage, commit or rollback at a time."""
+        self.history.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.history / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _append(self, entry: LogEntry) -> None:
+        line = entry.model_dump_json(exclude_none=True) + "\n"
+        fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def stage(self, count: Callable[[list[Path]], Flow | None], *, settled: float = SETTLED_SECONDS,
+              command_note: str = "") -> LogEntry | None:
+        """Count the session files no version counted yet into the staged flow; None when none is new.
+
+        `count(files)` learns a flow of just those files (None: nothing in them to learn); it is
+        added to the staged flow, else to the committed one, else it is the staged flow."""
+        with self.locked():
+            entries = self._adopted(self.entries())
+            staged_files, base = self.staged_since(entries)
+            known = self.counted(self.version(entries), entries) | set(staged_files)
+            new = self._new_sessions(known, settled)
+            if not new:
+                return None
+            learned = count([self.sessions / name for name in new])
+            if learned is None:
+                return None
+            base_flow = self._base_flow(staged_files)
+            flow = learned if base_flow is None else merge(base_flow, learned)
+            return self._staged(flow, new, entries, staged_files, base, command_note)
+
+    def stage_flow(self, flow: Flow, sessions_added: Sequence[str] = (), note: str = "") -> LogEntry:
+        """Stage a flow made elsewhere (an online learner's, a benchmark's) as the next version,
+        naming the session files it added to the committed flow's counts."""
+        with self.locked():
+            entries = self._adopted(self.entries())
+            staged_files, base = self.staged_since(entries)
+            return self._staged(flow, list(sessions_added), entries, staged_files, base, note)
+
+    def _staged(self, flow: Flow, new: list[str], entries: list[LogEntry], staged_files: list[str],
+                base: int | None, note: str) -> LogEntry:
+        data = _flow_bytes(flow)
+        write_atomic(self.staged, data)
+        version = self.version(entries)
+        entry = LogEntry(command="stage", at=_now(), version=version, parent=version if not staged_files else base,
+                         sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow), note=note)
+        self._append(entry)
+        return entry
+
+    def commit(self, app: str | None = None) -> LogEntry:
+        """Make the staged flow the next committed version; refused when nothing is staged, when
+        it was staged on another version than the one committed now, or when its app differs."""
+        with self.locked():
+            entries = self._adopted(self.entries())
+            if not self.staged.exists():
+                raise StrettoError(f"{self.root}: nothing is staged (run `stretto flow stage {self.root}` first)")
+            staged_files, base = self.staged_since(entries)
+            current = self.version(entries)
+            if entries and entries[-1].command != "stage":
+                raise StrettoError(f"{self.staged}: staged before the latest {entries[-1].command} (version "
+                                   f"{current} is committed now); stage again")
+            if base != current:
+                raise StrettoError(f"{self.staged}: staged on version {base}, but version {current} is "
+                                   f"committed now; stage again")
+            staged = load_flow(self.staged)
+            self._same_app(staged, app)
+            version = max((e.version or 0 for e in entries), default=0) + 1
+            staged.provenance = staged.provenance.model_copy(update={"version": version})
+            data = _flow_bytes(staged)
+            diff = self._diff_lines(staged)
+            write_atomic(self.version_file(version), data)
+            write_atomic(self.flow, data)
+            entry = LogEntry(command="commit", at=_now(), version=version, parent=current,
+                             sessions_added=staged_files, sha256=_sha(data), diff=diff)
+            self._append(entry)
+            self.staged.unlink()
+            return entry
+
+    def rollback(self) -> LogEntry:
+        """Put back the version the committed one was made on, byte for byte."""
+        with self.locked():
+            entries = self.entries()
+            current = self.version(entries)
+            made = {e.version: e for e in entries if e.command in ("adopt", "commit")}
+            if current is None or current not in made or made[current].parent is None:
+                raise StrettoError(f"{self.root}: no earlier committed version to roll back to")
+            previous = made[current].parent
+            assert previous is not None
+            data = self.version_file(previous).read_bytes()
+            write_atomic(self.flow, data)
+            note = f"version {current} rolled back to {previous}"
+            if self.staged.exists():  # staged on the version rolled back: it would bring it back
+                self.staged.unlink()
+                note += "; the staged flow was dropped"
+            entry = LogEntry(command="rollback", at=_now(), version=previous, parent=current, sha256=_sha(data),
+                             note=note)
+            self._append(entry)
+            return entry
+
+    # -- the work -------------------------------------------------------------------------------
+    def _adopted(self, entries: list[LogEntry]) -> list[LogEntry]:
+        """A committed flow with no history (`stretto learn --out flow.json` on day two) becomes
+        version 1, counted from the session files older than it (the ones it was learned from)."""
+        if entries or not self.flow.exists():
+            return entries
+        data = self.flow.read_bytes()
+        flow = load_flow_bytes(data, self.flow)
+        written = self.flow.stat().st_mtime
+        older = sorted(p.name for p in self._session_files() if p.stat().st_mtime <= written)
+        learned = sum(s.sessions for s in flow.provenance.sources if s.role == "data")
+        flow.provenance = flow.provenance.model_copy(update={"version": 1})
+        stamped = _flow_bytes(flow)
+        write_atomic(self.version_file(1), stamped)
+        write_atomic(self.flow, stamped)
+        note = (f"adopted {self.flow.name} as version 1: learned from {learned} sessions; the "
+                f"{len(older)} session files older than it are taken as those")
+        entry = LogEntry(command="adopt", at=_now(), version=1, sessions_added=older, sha256=_sha(stamped), note=note)
+        self._append(entry)
+        return [entry]
+
+    def _session_files(self) -> list[Path]:
+        if not self.sessions.is_dir():
+            return []
+        return sorted(p for p in self.sessions.iterdir() if p.suffix == ".jsonl" and p.is_file())
+
+    def _new_sessions(self, known: set[str], settled: float) -> list[str]:
+        now = time.time()
+        return [p.name for p in self._session_files()
+                if p.name not in known and now - p.stat().st_mtime >= settled]
+
+    def _base_flow(self, staged_files: list[str]) -> Flow | None:
+        if staged_files and self.staged.exists():
+            return load_flow(self.staged)
+        if self.flow.exists():
+            flow = load_flow(self.flow)
+            flow.provenance = flow.provenance.model_copy(update={"version": None})
+            return flow
+        return None
+
+    def _diff_lines(self, new: Flow) -> list[str]:
+        from stretto_core.flow.review import diff
+
+        if not self.flow.exists():
+            return ["no committed flow before"]
+        d = diff(load_flow(self.flow), new)
+        return [f"! {x}" for x in d.review] + [f"  {x}" for x in d.info]
+
+    def _same_app(self, staged: Flow, app: str | None) -> None:
+        apps = _apps(staged)
+        if app is not None and apps and apps != {app}:
+            raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, not {app}; not committed")
+        if self.flow.exists():
+            committed = _apps(load_flow(self.flow))
+            if committed and apps and committed != apps:
+                raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, but the committed "
+                                   f"flow serves {', '.join(sorted(committed))}; not committed")
+
+
+def _apps(flow: Flow) -> set[str]:
+    return {app for source in flow.provenance.sources for app in source.apps}
+
+
+def _flow_bytes(flow: Flow) -> bytes:
+    return (flow.to_json() + "\n").encode("utf-8")
+
+
+def flow_sha256(data: bytes) -> str:
+    """The SHA-256 of a flow file's bytes (what a session header's `flow_sha256` names)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+_sha = flow_sha256
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def render_log(entries: Sequence[LogEntry]) -> str:
+    """`flow log`: one line per command, newest last, with its diff's first lines indented."""
+    lines = []
+    for e in entries:
+        head = f"{e.at:%Y-%m-%d %H:%M:%S} {e.command:<8} version {e.version if e.version is not None else '-'}"
+        if e.sessions_added:
+            head += f", {len(e.sessions_added)} sessions added"
+        if e.sha256:
+            head += f", sha256 {e.sha256[:12]}"
+        if e.note:
+            head += f" ({e.note})"
+        lines.append(head)
+        lines += [f"    {d}" for d in e.diff[:8]]
+        if len(e.diff) > 8:
+            lines.append(f"    … and {len(e.diff) - 8} more changes")
+    return "\n".join(lines) + "\n" if lines else "no history yet\n"
+
+
+def log_json(entries: Sequence[LogEntry]) -> str:
+    return "".join(json.dumps(e.model_dump(mode="json", exclude_none=True)) + "\n" for e in entries)

@@ -1,0 +1,148 @@
+"""What a served session may teach the next flow, and what other agents' sessions weigh as the agent's own arrive.
+
+Where a flow served, the agent did not make the calls its lookups answered: learned as recorded
+(stretto's `Lookup` events are not the agent's calls), the served session says the agent no
+longer reads there, and the next flow backs off exactly where the last one paid: the loop
+collapses. Counting every lookup as the agent's call instead teaches the flow its own guesses,
+detours included. The rules (`RULES`), measured by `benchmarks/served_loop.py` (learn → serve →
+learn again, round after round) on the train split:
+
+- `drop`     stretto's lookups dropped, the session learned as recorded (what learning did before);
+- `all`      every answered lookup counted as the agent's own call, at the point it was made;
+- `holdout`  served sessions teach nothing; only sessions served record-only (a control fraction,
+             `holdout=0.1`, and record and shadow sessions) are learned from;
+- `used`     an answered lookup counts as the agent's call only with evidence of use: a value of
+             its result (not one it was called with) appears in an argument of a later call of the
+             agent's before its next write; the rest are dropped;
+- `said`     as `used`, and a value of its result in the agent's own text before its next write
+             counts as evidence too (a read whose answer the agent tells the user).
+
+`DEFAULT_RULE` is the rule the loop benchmark chose (docs/promotion.md gives the figures). A
+lookup the agent repeated itself (`ToolResult.repeats`) is never converted: the agent's own call
+is already counted. An abandoned lookup was never shown, and teaches nothing.
+
+Other agents' sessions enter an agent's flow as a power prior (`flow.ir.learn`'s `prior`); a
+fixed weight keeps the agent's own habit out long after its own sessions could teach it, so the
+prior's weight falls as they arrive: w(n) = w0 · k / (k + n) (`prior_weight_at`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from stretto_core.sessions.manifest import ToolManifest
+from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
+from stretto_core.sessions.values import argument_leaves, index_result, normalize
+
+RULES: tuple[str, ...] = ("drop", "all", "holdout", "used", "said")
+DEFAULT_RULE = "said"
+"""Chosen by `benchmarks/served_loop.py` on the train split (docs/promotion.md): over nine
+deployments and five rounds its flows saved 2.7% fewer turns than flows learned from the same
+sessions unserved, with 4.2% more detours; `used` −3.4% / +5.6%, `holdout` −5.6% / +4.9%,
+`all` −4.3% / +40%, `drop` −17.5% / −14%."""
+
+SERVED_MODE = "serve"
+MODE_LABEL = "stretto_mode"
+"""Where a header without a `mode` field (session format 2) says how the session was served."""
+MIN_EVIDENCE_CHARS = 3
+"""A value shorter than this (`1`, `ok`, `no`) is no evidence that the agent read a result."""
+
+MIN_SAID_CHARS = 4
+"""A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
+
+DEFAULT_PRIOR_SESSIONS = 100.0
+"""w0: what other agents' sessions weigh as, in sessions, before any of the agent's own (the paper's 100)."""
+DEFAULT_PRIOR_HALF = 30.0
+"""k: after this many of the agent's own sessions the prior weighs half of w0 (docs/promotion.md)."""
+
+
+def is_served(session: Session) -> bool:
+    """Whether stretto served lookups in this session: its header says `serve`, or (a header that
+    names no mode) it holds a lookup stretto made and showed."""
+    mode = getattr(session.header, "mode", None) or session.header.labels.get(MODE_LABEL)
+    if mode is not None:
+        return mode == SERVED_MODE
+    return any(isinstance(e, Lookup) and not e.abandoned for e in session.events)
+
+
+def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
+    """The session as the next flow learns it under `rule`; None: it teaches nothing."""
+    if rule not in RULES:
+        raise ValueError(f"the served-session rule is one of {', '.join(RULES)}, not {rule!r}")
+    if not is_served(session):
+        return session
+    if rule == "drop":
+        return session
+    if rule == "holdout":
+        return None
+    manifest = session.header.manifest
+    keep = {lk.call_id for lk in _shown_lookups(session)
+            if rule == "all" or (manifest is not None and shows_use(session, lk, manifest, said=rule == "said"))}
+    return as_agent_calls(session, keep)
+
+
+def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE) -> Iterator[Session]:
+    """Each session's `teaching_view`, the ones that teach nothing left out."""
+    for s in sessions:
+        view = teaching_view(s, rule)
+        if view is not None:
+            yield view
+
+
+def _shown_lookups(session: Session) -> list[Lookup]:
+    """Lookups the agent saw and did not make again itself."""
+    repeated = {e.repeats for e in session.events if isinstance(e, ToolResult) and e.repeats}
+    return [e for e in session.events if isinstance(e, Lookup) and not e.abandoned and e.call_id not in repeated]
+
+
+def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest, said: bool = False) -> bool:
+    """Whether a value of the lookup's result (one it was not called with) appears in an argument
+    of a later call of the agent's before its next write (`said`: or in the agent's own text)."""
+    index = index_result(lookup.content, lookup.parsed)
+    given = {normalize(v) for v in argument_leaves(lookup.arguments)}
+    values = [v for v in index.first_path if len(v) >= MIN_SAID_CHARS and v not in given] if said else []
+    after = False
+    for event in session.events:
+        if event is lookup:
+            after = True
+            continue
+        if not after or not isinstance(event, LLMTurn):
+            continue
+        if values and event.text:
+            text = event.text.casefold()
+            if any(v in text for v in values):
+                return True
+        for call in event.calls:
+            for leaf in argument_leaves(call.arguments):
+                key = normalize(leaf)
+                if key is not None and len(key) >= MIN_EVIDENCE_CHARS and key not in given and index.holds(leaf):
+                    return True
+            if manifest.ends_reach(call.tool):
+                return False
+    return False
+
+
+def as_agent_calls(session: Session, lookups: set[str]) -> Session:
+    """The session with each named lookup in place as the agent's own call (an inferred one-call
+    turn and its result); every other lookup stays a lookup (learning does not count those)."""
+    events: list[Event] = []
+    for event in session.events:
+        if isinstance(event, Lookup) and event.call_id in lookups:
+            events.append(LLMTurn(calls=[ToolCall(call_id=event.call_id, tool=event.tool,
+                                                  arguments=dict(event.arguments))], inferred=True))
+            events.append(ToolResult(call_id=event.call_id, tool=event.tool, content=event.content,
+                                     parsed=event.parsed, error=event.error))
+        else:
+            events.append(event)
+    return Session(header=session.header, events=events)
+
+
+def prior_weight_at(own_sessions: int, w0: float = DEFAULT_PRIOR_SESSIONS, half: float = DEFAULT_PRIOR_HALF) -> float:
+    """What the other agents' sessions weigh as, in sessions, once `own_sessions` of the agent's
+    own are counted: w0 · k / (k + n). It falls smoothly, halving at n = k; k = ∞ is a fixed w0."""
+    if own_sessions < 0 or w0 < 0 or half < 0:
+        raise ValueError("sessions, w0 and k are numbers ≥ 0")
+    if half == float("inf"):
+        return w0
+    return w0 * half / (half + own_sessions) if half + own_sessions > 0 else 0.0
+

@@ -1,0 +1,161 @@
+"""A deployment's versions: `stretto flow stage | commit | rollback | log` on sessions an app recorded.
+
+Staging adds only new sessions and equals learning them all at once, byte for byte; a commit
+stamps the next version and keeps its file in the history; a rollback puts the previous file
+back byte for byte; a commit with nothing staged, staged on another version, or of another app,
+is refused in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from app_sessions import app_stretto, serve_app
+from stretto_core.cli import main
+from stretto_core.flow.history import Deployment
+from stretto_core.flow.ir import load_flow, save_flow
+from stretto_core.sessions.store import load_sessions
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def record(dep: Path, customers, tag: str = "s", **options) -> None:
+    serve_app(app_stretto(dep / "flow.json", dep / "sessions", **options), customers, tag)
+
+
+def learned_at_once(dep: Path, out: Path, capsys) -> bytes:
+    code, _, err = cli(capsys, "learn", str(dep / "sessions"), "--out", str(out))
+    assert code == 0, err
+    return out.read_bytes()
+
+
+def test_staging_as_sessions_arrive_equals_learning_them_all_at_once_byte_for_byte(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 6))
+    code, out, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "6 new sessions added" in out, err
+    record(dep, range(6, 10))
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "4 new sessions added" in out
+    assert (dep / "flow.staged.json").read_bytes() == learned_at_once(dep, tmp_path / "batch.json", capsys)
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "nothing new" in out
+
+
+def test_a_session_still_recording_waits_for_the_next_stage(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    code, out, _ = cli(capsys, "flow", "stage", str(dep))
+    assert code == 0 and "nothing new" in out, "files written seconds ago may still be recording"
+    old = 1_000_000_000
+    for path in (dep / "sessions").iterdir():
+        os.utime(path, (old, old))
+    code, out, _ = cli(capsys, "flow", "stage", str(dep))
+    assert "3 new sessions added" in out
+
+
+def test_commit_stamps_the_next_version_and_rollback_restores_the_previous_file_byte_for_byte(
+        tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 5))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    code, out, err = cli(capsys, "flow", "commit", str(dep))
+    assert code == 0 and "committed version 1" in out, err
+    first = (dep / "flow.json").read_bytes()
+    assert load_flow(dep / "flow.json").provenance.version == 1 and not (dep / "flow.staged.json").exists()
+    record(dep, range(5, 12), "t")
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    code, out, _ = cli(capsys, "flow", "commit", str(dep))
+    assert code == 0 and "committed version 2" in out
+    second = (dep / "flow.json").read_bytes()
+    assert second != first and (dep / "history" / "v000002.flow.json").read_bytes() == second
+    code, out, _ = cli(capsys, "flow", "rollback", str(dep))
+    assert code == 0 and "version 2 rolled back to 1" in out
+    assert (dep / "flow.json").read_bytes() == first
+    code, _, err = cli(capsys, "flow", "rollback", str(dep))
+    assert code != 0 and "no earlier committed version" in err and "Traceback" not in err
+    assert (dep / "flow.json").read_bytes() == first
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert "7 new sessions added" in out, "the sessions of the version rolled back are counted again"
+    code, out, _ = cli(capsys, "flow", "log", str(dep))
+    assert [line.split()[2] for line in out.splitlines() if line[:1].isdigit()] == \
+        ["stage", "commit", "stage", "commit", "rollback", "stage"]
+    entries = Deployment(dep).entries()
+    assert entries[3].sessions_added and entries[3].sha256 == __import__("hashlib").sha256(second).hexdigest()
+
+
+def test_commit_refuses_when_nothing_is_staged_or_the_app_differs(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    (dep / "sessions").mkdir(parents=True)
+    code, _, err = cli(capsys, "flow", "commit", str(dep))
+    assert code != 0 and "nothing is staged" in err and len(err.strip().splitlines()) == 1
+    record(dep, range(0, 4))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    code, _, err = cli(capsys, "flow", "commit", str(dep), "--app", "other/app")
+    assert code != 0 and "not other/app" in err and not (dep / "flow.json").exists()
+    code, out, _ = cli(capsys, "flow", "commit", str(dep), "--app", "demo/shop")
+    assert code == 0, out
+    record(dep, range(4, 6), "other", app="another/app")
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    code, _, err = cli(capsys, "flow", "commit", str(dep))
+    assert code != 0 and "another/app" in err and load_flow(dep / "flow.json").provenance.version == 1
+    assert Deployment(dep).version() == 1
+
+
+def test_a_commit_staged_on_a_version_rolled_back_is_refused(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    for tag in ("a", "b"):
+        record(dep, range(3, 5), tag)
+        cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+        cli(capsys, "flow", "commit", str(dep))
+    record(dep, range(5, 7), "c")
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    cli(capsys, "flow", "rollback", str(dep))
+    code, _, err = cli(capsys, "flow", "commit", str(dep))
+    assert code != 0 and "nothing is staged" in err, "a rollback drops what was staged on the version it undid"
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    (dep / "history" / "log.jsonl").open("a").write(json.dumps(  # a rollback that left the staged file
+        {"command": "rollback", "at": "2026-01-01T00:00:00Z", "version": 1, "parent": 1}) + "\n")
+    code, _, err = cli(capsys, "flow", "commit", str(dep))
+    assert code != 0 and "staged before the latest rollback (version 1 is committed now); stage again" in err
+
+
+def test_a_flow_learned_before_any_history_is_adopted_as_version_one(tmp_path: Path, capsys) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 5))
+    learned_at_once(dep, dep / "flow.json", capsys)
+    record(dep, range(5, 8), "later")
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "3 new sessions added" in out and "on version 1" in out
+    cli(capsys, "flow", "commit", str(dep))
+    assert (dep / "flow.json").read_bytes() != (dep / "history" / "v000001.flow.json").read_bytes()
+    batch = learned_at_once(dep, tmp_path / "batch.json", capsys)
+    committed = load_flow(dep / "flow.json")
+    committed.provenance.version = None
+    assert (committed.to_json() + "\n").encode() == batch
+
+
+def test_every_flow_write_replaces_the_file_whole(tmp_path: Path) -> None:
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    path = dep / "flow.json"
+    save_flow(load_flow_of(dep), path)
+    inode = path.stat().st_ino
+    save_flow(load_flow_of(dep), path)
+    assert path.stat().st_ino != inode, "a new file renamed over the old one, never written in place"
+    assert not [p for p in dep.iterdir() if p.name.endswith(".tmp")]
+
+
+def load_flow_of(dep: Path):
+    from stretto_core.flow.ir import learn
+    from stretto_core.demo.shop import SHOP_MANIFEST
+
+    return learn(load_sessions([dep / "sessions"]), SHOP_MANIFEST)

@@ -1,0 +1,63 @@
+"""A session staged into a flow one at a time gives the bytes of a batch learn of them all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared_data import published_data
+
+from stretto_core.flow.ir import learn, load_flow, save_flow
+from stretto_core.flow.staged import StagedFlow, stage_session
+from stretto_core.paths import data_root
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.store import load_sessions
+
+
+@pytest.fixture(scope="module")
+def retail(tmp_path_factory: pytest.TempPathFactory) -> list:
+    out = tmp_path_factory.mktemp("retail")
+    ingest_files("tau2", [data_root() / "tau2" / "trajectories" / "retail"], out)
+    train = [s for s in load_sessions([out]) if split_of(s.header) == "train"]
+    assert len(train) >= 6
+    return train
+
+
+@published_data
+def test_sessions_staged_one_at_a_time_into_a_saved_flow_write_the_batch_learns_bytes(retail, tmp_path: Path) -> None:
+    half = len(retail) // 2
+    save_flow(learn(retail[:half]), tmp_path / "flow.json")
+    staged = StagedFlow(load_flow(tmp_path / "flow.json"))
+    for session in retail[half:]:
+        staged.add(session)
+    assert staged.added == len(retail) - half
+    assert staged.flow().to_json() == learn(retail).to_json()
+
+
+@published_data
+def test_a_staged_flow_writes_again_after_more_sessions_and_keeps_the_flow_it_wrote(retail) -> None:
+    staged = StagedFlow(learn(retail[:2]))
+    staged.add(retail[2])
+    first = staged.flow()
+    written = first.to_json()
+    staged.add(retail[3])
+    assert first.to_json() == written == learn(retail[:3]).to_json()
+    assert staged.flow().to_json() == learn(retail[:4]).to_json()
+
+
+@published_data
+def test_a_session_staged_into_a_flow_with_a_prior_joins_its_data_not_its_prior(retail) -> None:
+    prior, data = retail[:2], retail[2:5]
+    flow = learn(data[:2], prior=prior, prior_weight=1.0)
+    assert stage_session(flow, data[2]).to_json() == learn(data, prior=prior, prior_weight=1.0).to_json()
+
+
+@published_data
+def test_a_shared_flow_is_the_same_flow_written_without_a_copy(retail) -> None:
+    staged = StagedFlow(learn(retail[:2]))
+    staged.add(retail[2])
+    shared = staged.flow(shared=True)
+    assert shared.bindings is staged.bindings
+    assert shared.to_json() == staged.flow().to_json() == learn(retail[:3]).to_json()
