@@ -84,3 +84,59 @@ def test_review_reads_an_apps_deployment_folder(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     page = out.read_text()
     assert "(12 sessions)" in done.output and page.count('class="site-row"') > 0 and 'id="sessions-table"' in page
+
+
+def test_the_page_shows_each_site_lookups_promotion_posterior_interval_and_state(tmp_path: Path) -> None:
+    """`flow promote` judges the sites; the page then shows, per site lookup, its state, evidence,
+    95% interval and posterior against θ*, and draws the posteriors against the θ* line."""
+    import html
+    import re
+
+    from typer.testing import CliRunner
+
+    from shop_sessions import shop_sessions
+    from stretto_core.cli import verb_app
+    from stretto_core.flow.ir import learn_flow, save_flow
+    from stretto_core.flow.page import wilson_interval
+    from stretto_core.flow.review import site_of_symbol
+
+    sessions = shop_sessions(40)
+    flow_file, out = tmp_path / "shop.flow.json", tmp_path / "review.html"
+    save_flow(learn_flow(sessions[:20]), flow_file)
+    folder = tmp_path / "clean"
+    from stretto_core.sessions.store import write_session
+    for s in sessions[20:]:
+        write_session(s, folder)
+    promoted = CliRunner().invoke(verb_app("flow"), ["flow", "promote", str(flow_file), "--sessions", str(folder),
+                                                     "--bar", "strict"])
+    assert promoted.exit_code == 0, promoted.output
+    done = CliRunner().invoke(verb_app("review"), ["review", "--flow", str(flow_file), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    page, flow = out.read_text(), load_flow(flow_file)
+    promotion = flow.promotion
+    assert promotion is not None and promotion.held() and any(s.state == "promoted" for s in promotion.sites)
+    judged = [s for s in promotion.sites if s.lookups > 0]
+    assert page.count('<g class="posterior"') == len(judged) > 1 and 'id="theta-star"' in page
+    assert page.count('data-state="held"') == sum(1 for s in judged if s.state == "held")
+    rows = {(site_of_symbol(m[0]), m[1]): m[2] for m in
+            re.findall(r'<tr class="site-row"><td>(.*?)</td><td>(.*?)</td>(.*?)</tr>', page)}
+    shown = [s for s in judged if s.key in rows]
+    assert shown, "no judged site lookup is among the page's site rows"
+    for s in shown:
+        row = html.unescape(rows[s.key])
+        low, high = wilson_interval(s.used, s.lookups)
+        versus = "≥" if (s.posterior or 0) >= promotion.theta_star else "<"
+        assert f"{low:.2f}–{high:.2f}" in row and f"{s.posterior or 0:.3f} {versus} {promotion.theta_star:.3g}" in row
+        assert ("held back" in row) == (s.state == "held")
+        if s.state == "held":
+            assert '<span class="no">no</span>' in row  # a held site lookup is not served, whatever its score
+
+
+def test_the_wilson_interval_holds_the_rate_and_matches_the_promotions_lower_bound() -> None:
+    from stretto_core.flow.page import wilson_interval
+    from stretto_core.flow.promotion import wilson_lower
+
+    low, high = wilson_interval(3, 10)
+    assert low == pytest.approx(wilson_lower(3, 10)) and low < 0.3 < high
+    assert (round(low, 3), round(high, 3)) == (0.108, 0.603)  # the textbook 95% Wilson interval of 3/10
+    assert wilson_interval(0, 0) == (0.0, 1.0)

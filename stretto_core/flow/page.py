@@ -3,7 +3,9 @@
 Everything is inline (styles, the SVG graph and charts): the file opens from disk with no server
 and no network. It shows, top first: what needs review (the committed flow against a staged
 one), each site's lookups with their reach, binding chance and score against θ, the evidence the
-recorded sessions give (lookups made, used, repeated, refused), LLM turns per day on served
+recorded sessions give (lookups made, used, repeated, refused), each site lookup's promotion
+(`stretto flow promote`: would-be lookups, used, tasks, the 95% interval of its use rate, its
+posterior use rate drawn against θ*, promoted or held back), LLM turns per day on served
 sessions against the holdout arm, the sessions themselves, and the flow drawn as a graph (after
 tool X → lookup Y, bound from Z). `mermaid(flow)` is the same graph as Mermaid text.
 """
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from stretto_core.flow.ir import Flow
-from stretto_core.flow.review import SiteLookup, diff, site_lookups
+from stretto_core.flow.promotion import Promotion, SitePromotion, wilson_lower
+from stretto_core.flow.review import SiteLookup, diff, site_lookups, site_of_symbol
 from stretto_core.sessions.model import LLMTurn, Lookup, Refusal, Session, ToolResult
 
 _STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
@@ -109,6 +112,75 @@ def bars_svg(days: dict[str, dict[str, tuple[int, int]]]) -> str:
     return "".join(parts)
 
 
+def wilson_interval(used: float, n: float) -> tuple[float, float]:
+    """The 95% Wilson interval of a use rate: the promotion's lower bound, and the upper one by
+    symmetry (the upper bound of used in n is 1 minus the lower bound of the unused)."""
+    if n <= 0:
+        return 0.0, 1.0
+    return wilson_lower(used, n), 1.0 - wilson_lower(n - used, n)
+
+
+def promotion_svg(promotion: Promotion) -> str:
+    """Each judged site lookup's posterior use rate (dot) and 95% interval (whisker) against θ*
+    (the vertical line): a held one is red, a promoted one green."""
+    judged = [s for s in promotion.sites if s.lookups > 0]
+    height = 40 + 22 * max(len(judged), 1)
+    x0, width = 330, 500
+
+    def x(rate: float) -> float:
+        return x0 + width * min(max(rate, 0.0), 1.0)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="posterior-chart" width="900" height="{height}" role="img" '
+             f'aria-label="each site lookup\'s posterior use rate against theta star">']
+    for i, s in enumerate(judged):
+        y = 28 + 22 * i
+        low, high = wilson_interval(s.used, s.lookups)
+        colour = "#b33" if s.state == "held" else "#2a7"
+        parts.append(f'<g class="posterior" data-state="{s.state}"><title>after {_e(s.site)}: {_e(s.tool)} posterior '
+                     f'{s.posterior or 0:.3f}, 95% interval {low:.2f}–{high:.2f}, {s.used:g}/{s.lookups:g} used in '
+                     f'{s.tasks} tasks: {s.state}</title>'
+                     f'<text x="{x0 - 10}" y="{y + 4}" text-anchor="end">{_e(s.site)} → {_e(s.tool)}</text>'
+                     f'<line x1="{x(low):.1f}" y1="{y}" x2="{x(high):.1f}" y2="{y}" stroke="{colour}" stroke-width="2"/>'
+                     f'<circle cx="{x(s.posterior or 0):.1f}" cy="{y}" r="5" fill="{colour}"/></g>')
+    theta = x(promotion.theta_star)
+    parts.append(f'<line id="theta-star" x1="{theta:.1f}" y1="12" x2="{theta:.1f}" y2="{height - 18}" stroke="#333" '
+                 f'stroke-dasharray="5 3"/><text x="{theta:.1f}" y="{height - 4}" text-anchor="middle">'
+                 f'θ* = {promotion.theta_star:.3g}</text>')
+    for tick in (0.0, 0.5, 1.0):
+        parts.append(f'<text x="{x(tick):.1f}" y="{height - 4}" text-anchor="middle" fill="#888">{tick:g}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def promotion_cells(flow: Flow, row: SiteLookup) -> str:
+    """A sites-table row's promotion cells: state, would-be, used, tasks, 95% interval, posterior vs θ*."""
+    p = flow.promotion
+    if p is None:
+        return '<td class="state">not judged</td>' + "<td class=n>–</td>" * 5
+    key = (site_of_symbol(row.site), row.tool)
+    judged: SitePromotion | None = next((s for s in p.sites if s.key == key), None)
+    state = judged.state if judged is not None else p.unscored
+    label = f'<span class="{"no" if state == "held" else "ok"}">{"held back" if state == "held" else "promoted"}</span>'
+    if judged is None:
+        return f'<td class="state">{label} (no evidence)</td>' + "<td class=n>–</td>" * 5
+    low, high = wilson_interval(judged.used, judged.lookups)
+    post = judged.posterior or 0.0
+    versus = "≥" if post >= p.theta_star else "<"
+    return (f'<td class="state">{label}</td><td class=n>{judged.lookups:g}</td><td class=n>{judged.used:g}</td>'
+            f"<td class=n>{judged.tasks}</td><td class=n>{low:.2f}–{high:.2f}</td>"
+            f'<td class="n posterior">{post:.3f} {versus} {p.theta_star:.3g}</td>')
+
+
+def promotion_summary(p: Promotion) -> str:
+    """One paragraph: the bar, what it judged on, how many site lookups it held back."""
+    held = sum(1 for s in p.sites if s.state == "held")
+    bar = (f"posterior use rate (the flow's score weighs as {p.prior_weight:g} lookups) ≥ θ* = {p.theta_star:.3g}"
+           if p.bar == "posterior" else "strict (used ≥ 0.7, Wilson lower bound ≥ 0.5, ≥ 3 tasks)")
+    return (f'<p id="promotion-summary">Promotion (<code>stretto flow promote</code>): bar {_e(bar)}; judged on '
+            f"{p.sessions} clean sessions; {held} of {len(p.sites)} site lookups held back (they make no lookup); "
+            f"a site lookup with no evidence is {_e(p.unscored)}.</p>")
+
+
 def mermaid(flow: Flow, theta: float = 0.3) -> str:
     """The flow's graph as Mermaid text (`stretto flow show --format mermaid`)."""
     lines = ["flowchart LR"]
@@ -142,16 +214,22 @@ def render_review(flow: Flow, *, staged: Flow | None = None, sessions: Sequence[
         if d.info:
             body.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in d.info) + "</ul>")
     body.append('<h2 id="graph">The flow as a graph</h2>' + graph_svg(rows, theta))
+    if shown.promotion is not None:
+        body.append('<h2 id="promotion">Promotion: posterior use rate against θ*</h2>'
+                    + promotion_summary(shown.promotion) + promotion_svg(shown.promotion))
     body.append('<h2 id="sites">Sites and their lookups</h2><table id="sites-table"><tr><th>after</th><th>lookup</th>'
                 "<th>reach</th><th>ρ</th><th>score</th><th>served</th><th>bound from</th><th>made</th>"
-                "<th>repeated</th><th>failed</th></tr>")
+                "<th>repeated</th><th>failed</th><th>promotion</th><th>would-be</th><th>used</th><th>tasks</th>"
+                "<th>95% interval</th><th>posterior vs θ*</th></tr>")
     for r in rows:
         ev = seen.get((r.site.split("/")[0], r.tool), Evidence())
-        served = '<span class="ok">yes</span>' if r.score >= theta else '<span class="no">no</span>'
+        serves = r.score >= shown.thresholds.get(site_of_symbol(r.site), theta) and \
+            (shown.promotion is None or shown.promotion.state_of(site_of_symbol(r.site), r.tool) != "held")
+        served = '<span class="ok">yes</span>' if serves else '<span class="no">no</span>'
         body.append(f'<tr class="site-row"><td>{_e(r.site)}</td><td>{_e(r.tool)}</td><td class=n>{r.reach:.2f}</td>'
                     f"<td class=n>{r.rho:.2f}</td><td class=n>{r.score:.2f}</td><td>{served}</td>"
                     f"<td>{_e('; '.join(r.sources))}</td><td class=n>{ev.made}</td><td class=n>{ev.repeated}</td>"
-                    f"<td class=n>{ev.failed}</td></tr>")
+                    f"<td class=n>{ev.failed}</td>{promotion_cells(shown, r)}</tr>")
     body.append("</table>")
     days = turns_by_day(sessions)
     if days:
