@@ -317,7 +317,7 @@ class LiveSession:
 
     def close(self) -> None:
         """Write what waits; the session file stays readable whatever happened before."""
-        self.spans.settled()
+        self.spans.settled("session_end")
         if self.recorder is not None:
             self.recorder.close()
 

@@ -14,8 +14,18 @@ stretto's attributes: the triggering call's id and tool, the site, the score, an
 
 A span is parented to the context current when the agent's call returned (the `execute_tool`
 span of that call, in SDKs that open one, as ADK does; the proxy takes the host's
-`_meta.traceparent`). A returned lookup's outcome is known only later, so its span is written
-then, with the times it ran. A counter `stretto.lookups` counts lookups by outcome.
+`_meta.traceparent`).
+
+Timing, honestly: a span's start and end are the lookup's own call (taken around the tool call,
+never the time the span is written). A failed, cut or refused lookup's span is written at once.
+A returned lookup's outcome is known only later (`stretto.outcome.decided_by`): `repeat` when
+the agent makes the same call again (detour), `write` at the agent's next write or tool of
+unknown kind, `session_end` when the session closes (both: used). Its span is written then, so
+an exporter receives it after its parent span may have ended, and a process that dies before
+its session closes loses the spans still waiting (docs/privacy.md). A lookup whose call was
+never timed (none today) is written with the time its outcome was known and
+`stretto.timing=unmeasured`, not with made-up times. A counter `stretto.lookups` counts
+lookups by outcome when the outcome is known.
 
 Only when `opentelemetry-api` is importable: the import is tried once, lazily, and without it
 every call here returns at once. SDKs with tracing of their own add their native span through a
@@ -45,6 +55,10 @@ SCORE = "stretto.score"
 OUTCOME = "stretto.outcome"
 SESSION_ID = "stretto.session.id"
 REFUSAL_REASON = "stretto.refusal.reason"
+DECIDED_BY = "stretto.outcome.decided_by"
+DECIDED = ("at_once", "repeat", "write", "session_end")
+"""When the outcome was known: at_once (failed, cut, refused), repeat (detour), write or session_end (used)."""
+TIMING = "stretto.timing"
 _CUT_REASONS = frozenset({"call_limit", "session_limit", "call_budget", "lookup_timeout"})
 
 _API: Any = None
@@ -89,6 +103,7 @@ class _Pending:
     lookup: Lookup
     start_ns: int
     end_ns: int
+    measured: bool = True
 
 
 def trigger(call_id: str, tool: str, carrier: dict[str, Any] | None = None,
@@ -164,37 +179,42 @@ class SessionSpans:
         """The lookups after one call, and the refusals noted with them."""
         now = time.time_ns()
         timed_out = {r.lookup_call_id for r in refusals if r.reason == "lookup_timeout"}
-        for i, lookup in enumerate(lookups):
-            start, end = trig.times[i] if i < len(trig.times) else (now, now)
-            end = end or now
+        for i, lookup in enumerate(lookups):  # lookups run one at a time, so the i-th timing is the i-th lookup's
+            measured = i < len(trig.times)
+            start, end = trig.times[i] if measured else (now, now)
+            end = end or now  # a lookup abandoned at its timeout ends, for stretto, now
             outcome = outcome_of(lookup, lookup.call_id in timed_out)
             if outcome is None:
-                self.pending[lookup.call_id] = _Pending(trig, lookup, start, end)
+                self.pending[lookup.call_id] = _Pending(trig, lookup, start, end, measured)
             else:
-                self._emit(trig, lookup.tool, lookup, outcome, start, end)
+                self._emit(trig, lookup.tool, lookup, outcome, start, end, decided_by="at_once", measured=measured)
         for refusal in refusals:
-            if refusal.lookup_call_id is None:  # a lookup the flow chose, never made
+            if refusal.lookup_call_id is None:  # a lookup the flow chose, never made: no call to time
                 outcome = "cut" if refusal.reason in _CUT_REASONS else "refused"
-                self._emit(trig, refusal.tool, None, outcome, now, now, refusal.reason)
+                self._emit(trig, refusal.tool, None, outcome, now, now, refusal.reason, decided_by="at_once")
 
     def repeated(self, lookup_call_id: str | None) -> None:
         """The agent made a lookup's call again: it was a detour."""
         pending = self.pending.pop(lookup_call_id or "", None)
         if pending is not None:
             self._emit(pending.trigger, pending.lookup.tool, pending.lookup, "detour", pending.start_ns,
-                       pending.end_ns)
+                       pending.end_ns, decided_by="repeat", measured=pending.measured)
 
-    def settled(self) -> None:
-        """A write (or the session's end): every returned lookup not asked for again was used."""
+    def settled(self, by: str = "write") -> None:
+        """A write (`by="write"`) or the session's end (`"session_end"`): every returned lookup not
+        asked for again was used."""
         pending, self.pending = self.pending, {}
         for p in pending.values():
-            self._emit(p.trigger, p.lookup.tool, p.lookup, "used", p.start_ns, p.end_ns)
+            self._emit(p.trigger, p.lookup.tool, p.lookup, "used", p.start_ns, p.end_ns, decided_by=by,
+                       measured=p.measured)
 
     def _emit(self, trig: Trigger, tool: str, lookup: Lookup | None, outcome: str, start: int, end: int,
-              reason: str | None = None) -> None:
+              reason: str | None = None, *, decided_by: str, measured: bool = True) -> None:
         attributes: dict[str, Any] = {OPERATION: "execute_tool", TOOL_NAME: tool, "gen_ai.tool.type": "function",
                                       TRIGGER_CALL_ID: trig.call_id, TRIGGER_TOOL: trig.tool, OUTCOME: outcome,
-                                      SESSION_ID: self.session_id}
+                                      SESSION_ID: self.session_id, DECIDED_BY: decided_by}
+        if not measured:
+            attributes[TIMING] = "unmeasured"
         if lookup is not None:
             attributes[CALL_ID] = lookup.call_id
             if lookup.site is not None:
