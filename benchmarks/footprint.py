@@ -1,6 +1,7 @@
 """What installing stretto weighs and what its cold start costs, before ⇒ after, in fresh venvs.
 
     python3 benchmarks/footprint.py [--before REV] [--extra openai-agents] [--runs 7] [--json OUT]
+    .venv/bin/python benchmarks/footprint.py --quick [--before REV] [--runs 15] [--json OUT]
 
 Builds fresh virtual environments side by side: stretto at `--before` (a git revision, default
 the commit this work started from) and at the working tree, each plain (`pip install DIR`) and
@@ -15,6 +16,11 @@ CPU is the child's user+system time (resource.getrusage), the median of `--runs`
 processes, the commands interleaved so the machine's load falls on all alike, with bytecode
 cached as a user's would be (PYTHONDONTWRITEBYTECODE is dropped for the children). Needs network or
 a wheel cache for the installs; fails loudly if an install or a command fails.
+
+`--quick` measures CPU only, with no installs: both trees run under the interpreter running this
+script (a venv holding stretto's dependencies), each tree first on PYTHONPATH, and adds
+`Stretto(flow)`: the import and the construction of a `Stretto` serving the τ² retail fixture
+flow (what an adapter pays before its first call, with everything deferred at import paid).
 """
 
 from __future__ import annotations
@@ -43,6 +49,16 @@ COMMANDS = {
     "Stretto": ["{python}", "-c", "import stretto_core; stretto_core.Stretto"],
     "learn --help": ["{bin}/stretto", "learn", "--help"],
 }
+
+FIXTURE_FLOW = "tests/fixtures/flows/tau2-retail.flow.json"
+QUICK_COMMANDS = {
+    "pydantic": ["{python}", "-c", "import pydantic"],
+    "Stretto": ["{python}", "-c", "import stretto_core; stretto_core.Stretto"],
+    "Stretto(flow)": ["{python}", "-c", "import stretto_core; stretto_core.Stretto('{tree}/" + FIXTURE_FLOW + "', "
+                      "reads=['get_order_details', 'get_user_details'], store=False)"],
+    "learn --help": ["{python}", "-m", "stretto_core", "learn", "--help"],
+}
+"""The commands of `--quick`, each tree on PYTHONPATH ({tree}, {tree}/adapters)."""
 
 
 USER_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
@@ -92,10 +108,10 @@ def installed_mb(at: Path, empty_mb: float) -> float:
     return megabytes(site_packages(at)) - empty_mb
 
 
-def cpu_of(argv: list[str]) -> float:
+def cpu_of(argv: list[str], **kwargs: object) -> float:
     """The CPU seconds (user + system) one fresh process of `argv` takes."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    run(argv)
+    run(argv, **kwargs)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -113,12 +129,37 @@ def cold_start(at: Path, runs: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+def quick(trees: dict[str, Path], runs: int) -> list[dict[str, object]]:
+    """CPU medians of QUICK_COMMANDS for each tree, all interleaved, under this interpreter."""
+    spelled = {(side, name): [part.format(python=sys.executable, tree=tree) for part in argv]
+               for side, tree in trees.items() for name, argv in QUICK_COMMANDS.items()}
+    envs = {side: {**USER_ENV, "PYTHONPATH": f"{tree}{os.pathsep}{tree / 'adapters'}"} for side, tree in trees.items()}
+    for (side, _), argv in spelled.items():
+        where = subprocess.run([sys.executable, "-c", "import stretto_core; print(stretto_core.__file__)"],
+                               env=envs[side], capture_output=True, text=True, cwd=trees[side]).stdout.strip()
+        if not where.startswith(str(trees[side])):
+            raise SystemExit(f"footprint: the {side} tree is not the one imported ({where})")
+        cpu_of(argv, env=envs[side], cwd=trees[side])  # warm-up: bytecode written once
+    samples: dict[tuple[str, str], list[float]] = {key: [] for key in spelled}
+    for _ in range(runs):
+        for (side, name), argv in spelled.items():
+            samples[(side, name)].append(cpu_of(argv, env=envs[side], cwd=trees[side]))
+    rows = []
+    for side in trees:
+        cpu = {name: statistics.median(samples[(side, name)]) for name in QUICK_COMMANDS}
+        rows.append({"side": side, "cpu_s": {k: round(v, 4) for k, v in cpu.items()},
+                     **{f"{name} ÷ pydantic": round(cpu[name] / cpu["pydantic"], 2)
+                        for name in QUICK_COMMANDS if name != "pydantic"}})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE, help="the git revision to compare with")
     parser.add_argument("--extra", default="openai-agents", choices=sorted(SDK_OF))
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--quick", action="store_true", help="CPU only, no installs (see the docstring)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="stretto-footprint-"))
     try:
@@ -130,6 +171,22 @@ def main() -> None:
             if source.is_file():
                 (trees["after"] / path).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, trees["after"] / path)
+        if args.quick:
+            rows_q = quick(trees, args.runs)
+            names = [n for n in QUICK_COMMANDS if n != "pydantic"]
+            print(f"before = {args.before}, after = the working tree; CPU medians of {args.runs} interleaved runs "
+                  f"under {sys.executable}")
+            print("| side | CPU `import pydantic` s | " + " | ".join(f"{n} ÷ pydantic" for n in names) + " |")
+            print("|---|---:|" + "---:|" * len(names))
+            for r in rows_q:
+                cpu = r["cpu_s"]
+                assert isinstance(cpu, dict)
+                print(f"| {r['side']} | {cpu['pydantic']:.3f} | " + " | ".join(f"{r[n + ' ÷ pydantic']:.2f}×"
+                                                                           for n in names) + " |")
+            if args.json is not None:
+                args.json.write_text(json.dumps({"before": args.before, "runs": args.runs, "rows": rows_q},
+                                                indent=1) + "\n")
+            return
         empty = megabytes(site_packages(venv(work / "empty", None)))
         sdk = installed_mb(venv(work / "sdk", SDK_OF[args.extra]), empty)
         rows = []

@@ -31,6 +31,13 @@ def train_sessions(name: str, out: Path) -> list:
             if name != "retail" or s.header.app == "tau2/retail"]
 
 
+def longer(difference: str) -> bool:
+    """A contract's longest string grown by a few characters in the copy: a short rare word whose
+    shape was full (every pseudonym of it taken) gets a pseudonym one character longer (docs)."""
+    match = re.fullmatch(r"/contracts/shapes/[^:]+/longest: '(\d+)', '(\d+)' in the copy's", difference)
+    return match is not None and 0 < int(match.group(2)) - int(match.group(1)) <= 16
+
+
 @published_data
 @pytest.mark.parametrize("corpus", ["retail", "slack"])
 def test_the_redacted_copy_teaches_the_same_flow_and_holds_no_rare_value(corpus: str, tmp_path: Path) -> None:
@@ -42,8 +49,8 @@ def test_the_redacted_copy_teaches_the_same_flow_and_holds_no_rare_value(corpus:
     # every site, count and compiled binding equal once values are mapped; only the raw evidence
     # counters of `bindings` may differ (a value the learner found inside a longer word: see the docs),
     # and the provenance, which names the sessions learned by their contents' hashes
-    assert [d for d in differences(original, redacted, names, limit=10 ** 6)
-            if not d.startswith(("/bindings/", "/provenance/learned"))] == []
+    found = differences(original, redacted, names, limit=10 ** 6)
+    assert [d for d in found if not d.startswith(("/bindings/", "/provenance/learned")) and not longer(d)] == []
     assert differences(original["table"], redacted["table"], names) == []
     assert differences(original["counts"], redacted["counts"], names) == []
     hashed = sum(1 for a, b in zip(sessions, copy) if a.model_dump_json() != b.model_dump_json())

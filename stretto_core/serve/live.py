@@ -14,7 +14,6 @@ stretto records but makes no lookup, and says so once.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -22,23 +21,54 @@ import random
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
-from stretto_core.flow.ir import Flow, load_flow
-from stretto_core.serve.reload import FlowWatcher, LoadedFlow, in_memory
-from stretto_core.serve.runtime import FlowRuntime
-from stretto_core.sessions.manifest import ToolManifest, load_manifest
 from stretto_core.paths import stretto_home
-from stretto_core.sessions.recorder import SessionRecorder
-from stretto_core.serve.options import StrettoOptions
-from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
-from stretto_core.serve.results import (RECORDED_RESULT_CHARS, fenced_appendix, is_error_result, new_fence,
-                                       result_text, result_text_cut)
-from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, SessionMode,
-                                        ShadowLookup, ToolCall, ToolResult, Usage, UserMessage, parse_json_content)
-from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
-from stretto_core.serve.telemetry import NativeSpans, SessionSpans, timed_async, timed_sync, trigger
+from stretto_core.serve.defaults import (CALL_BUDGET, DEFAULT_THETA, LOOKUP_TIMEOUT, MAX_LOOKUPS_PER_CALL,
+                                         MAX_LOOKUPS_PER_SESSION)
+
+if TYPE_CHECKING:  # at run time `_machinery()` binds these when the first `Stretto` starts
+    import asyncio
+
+    from stretto_core.flow.ir import Flow
+    from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
+    from stretto_core.serve.lookups import AsyncCallTool, Limits, SyncCallTool, run_lookups_async, run_lookups_sync
+    from stretto_core.serve.options import StrettoOptions
+    from stretto_core.serve.reload import FlowWatcher, LoadedFlow, in_memory
+    from stretto_core.serve.results import (RECORDED_RESULT_CHARS, fenced_appendix, is_error_result, new_fence,
+                                           result_text, result_text_cut)
+    from stretto_core.serve.runtime import FlowRuntime
+    from stretto_core.serve.telemetry import NativeSpans, SessionSpans, timed_async, timed_sync, trigger
+    from stretto_core.sessions.manifest import ToolManifest, load_manifest
+    from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, RefusalReason, SessionHeader, SessionMode,
+                                            ShadowLookup, ToolCall, ToolResult, Usage, UserMessage,
+                                            parse_json_content)
+    from stretto_core.sessions.recorder import SessionRecorder
+
+
+def _machinery() -> None:
+    """Import the serving machinery (the engine, the flow and session models, the recorder) into
+    this module, once, when the first `Stretto` starts: `from stretto_core import Stretto` then
+    costs an adapter's import little (the models' construction is most of a cold start;
+    `benchmarks/footprint.py --quick`), and every `Stretto` pays it once, at construction."""
+    if "Engine" in globals():
+        return
+    from stretto_core.flow.ir import Flow, load_flow
+    from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
+    from stretto_core.serve.lookups import Limits, run_lookups_async, run_lookups_sync
+    from stretto_core.serve.options import StrettoOptions
+    from stretto_core.serve.reload import FlowWatcher, LoadedFlow, in_memory
+    from stretto_core.serve.results import (RECORDED_RESULT_CHARS, fenced_appendix, is_error_result, new_fence,
+                                           result_text, result_text_cut)
+    from stretto_core.serve.runtime import FlowRuntime
+    from stretto_core.serve.telemetry import SessionSpans, timed_async, timed_sync, trigger
+    from stretto_core.sessions.manifest import ToolManifest, load_manifest
+    from stretto_core.sessions.model import (Lookup, LLMTurn, Refusal, SessionHeader, ShadowLookup, ToolCall,
+                                            ToolResult, Usage, UserMessage, parse_json_content)
+    from stretto_core.sessions.recorder import SessionRecorder
+
+    globals().update(locals())  # every name above, bound at once
+
 
 log = logging.getLogger("stretto")
 
@@ -87,10 +117,11 @@ class Stretto:
                  store: str | Path | bool | None = None, harness: str = "custom",
                  agent_model: str | None = None, app: str | None = None, theta: float = DEFAULT_THETA,
                  policy: str = "use", per_call: int = MAX_LOOKUPS_PER_CALL,
-                 per_session: int = MAX_LOOKUPS_PER_SESSION, lookup_timeout: float = Limits.lookup_timeout,
-                 call_budget: float = Limits.call_budget, allow: Iterable[str] | None = None,
+                 per_session: int = MAX_LOOKUPS_PER_SESSION, lookup_timeout: float = LOOKUP_TIMEOUT,
+                 call_budget: float = CALL_BUDGET, allow: Iterable[str] | None = None,
                  deny: Iterable[str] = (), shadow: bool = False, holdout: float = 0.0,
                  retain_days: float | None = None, redact_fields: Iterable[str] = ()) -> None:
+        _machinery()
         self._start(StrettoOptions(flow=flow, reads=reads, writes=writes, manifest=manifest, store=store,
                                    harness=harness, agent_model=agent_model, app=app, theta=theta, policy=policy,
                                    per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
@@ -105,6 +136,7 @@ class Stretto:
         return stretto
 
     def _start(self, options: StrettoOptions) -> None:
+        _machinery()
         self.options = options
         declared = ToolManifest.declare(options.app, reads=options.reads, writes=options.writes)
         manifest = options.manifest
@@ -281,6 +313,8 @@ class LiveSession:
         gives stretto no way to append to). `trace`: a W3C `traceparent` carrier that names the
         call's span (a proxy's `_meta`); else the lookups' spans are children of the current one."""
         trig = trigger(call_id, tool, trace, self.owner.native_spans)
+        import asyncio  # here, not at the top: a sync app's import of stretto never pays for asyncio
+
         loop = asyncio.get_running_loop()
         if self._alock is None or self._alock_loop is not loop:  # a conversation may span loops
             self._alock, self._alock_loop = asyncio.Lock(), loop

@@ -20,11 +20,7 @@ from stretto_core.serve.results import is_error_result, result_text
 from stretto_core.sessions.model import Lookup, Refusal
 from stretto_core.serve.workers import bounded, start, wait
 
-LOOKUP_TIMEOUT = 5.0
-"""Seconds one lookup may take before it is abandoned and recorded as failed."""
-
-CALL_BUDGET = 10.0
-"""Seconds all the lookups riding on one tool result may take together."""
+from stretto_core.serve.defaults import CALL_BUDGET as CALL_BUDGET, LOOKUP_TIMEOUT as LOOKUP_TIMEOUT  # noqa: E402
 
 AsyncCallTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
 SyncCallTool = Callable[[str, dict[str, Any]], Any]

@@ -67,11 +67,18 @@ class Authority(TypedDict, total=False):
     store: Union[str, Path, bool, None]
 
 
-class KnobsAndLabels(ServingKnobs, Labels, total=False):
+class Keeping(TypedDict, total=False):
+    """How recorded sessions are kept: how long, and which fields are hashed before writing."""
+
+    retain_days: Optional[float]
+    redact_fields: Iterable[str]
+
+
+class KnobsAndLabels(ServingKnobs, Labels, Keeping, total=False):
     """The knobs and the header's names (for an adapter that takes the authority explicitly)."""
 
 
-class ServeOptions(ServingKnobs, Labels, Authority, total=False):
+class ServeOptions(ServingKnobs, Labels, Keeping, Authority, total=False):
     """Every keyword option of `Stretto` but the flow and the harness, typed (an adapter's
     `**options: Unpack[ServeOptions]`)."""
 

@@ -25,14 +25,10 @@ from stretto_core.learn.bindings.model import site_name
 from stretto_core.sessions.manifest import InputContract, ToolManifest
 from stretto_core.sessions.state import ToolState
 
-DEFAULT_THETA = 0.3
-"""The paper's cost-derived threshold θ* = δ/(β+δ) ≈ 0.30 (retail, and live)."""
-
-MAX_LOOKUPS_PER_CALL = 8
-"""At most this many lookups ride on one tool result."""
-
-MAX_LOOKUPS_PER_SESSION = 40
-"""At most this many lookups in one session."""
+from stretto_core.serve.defaults import (  # noqa: E402 - defined where an import costs nothing
+    DEFAULT_THETA as DEFAULT_THETA, MAX_LOOKUPS_PER_CALL as MAX_LOOKUPS_PER_CALL,
+    MAX_LOOKUPS_PER_SESSION as MAX_LOOKUPS_PER_SESSION,
+)
 
 POLICIES = ("use", "next")
 

@@ -3,7 +3,7 @@
 The OpenTelemetry GenAI conventions ask a library to instrument the tool calls no automatic
 instrumentation covers, and stretto's lookups are exactly those. Each lookup becomes an
 `execute_tool {tool}` span (`gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
-named as `sessions/ingest/otel.py` reads them, so stretto's own spans ingest back) with
+named as `sessions/ingest/otel.py` reads them: `sessions/genai.py`, so stretto's own spans ingest back) with
 stretto's attributes: the triggering call's id and tool, the site, the score, and the outcome:
 
     used     the lookup returned and the agent did not ask for it again before its next write
@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
-from stretto_core.sessions.ingest.otel import CALL_ID, OPERATION, TOOL_NAME
+from stretto_core.sessions.genai import CALL_ID, OPERATION, TOOL_NAME
 from stretto_core.sessions.model import Lookup, Refusal
 
 log = logging.getLogger("stretto.lookups")

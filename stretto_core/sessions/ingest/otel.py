@@ -38,23 +38,12 @@ from stretto_core.sessions.ingest.common import (EpisodeBuilder, FileResult, Man
 from stretto_core.sessions.ingest.otlp import Span, read_spans
 from stretto_core.sessions.model import Session, SessionHeader, Usage
 
-OPERATION = "gen_ai.operation.name"
+from stretto_core.sessions.genai import (  # noqa: E402 - the names, pinned in one place
+    AGENT_NAME, ARGUMENTS, CACHE_CREATION, CACHE_READ, CALL_ID, CONVERSATION, ERROR_TYPE, EXECUTE_TOOL,
+    INPUT_MESSAGES, INPUT_TOKENS, MODELS, OPERATION, OUTPUT_MESSAGES, OUTPUT_TOKENS, RESULT, TOOL_NAME,
+)
+
 INFERENCE = frozenset({"chat", "generate_content", "text_completion"})
-EXECUTE_TOOL = "execute_tool"
-CONVERSATION = "gen_ai.conversation.id"
-TOOL_NAME = "gen_ai.tool.name"
-CALL_ID = "gen_ai.tool.call.id"
-ARGUMENTS = "gen_ai.tool.call.arguments"
-RESULT = "gen_ai.tool.call.result"
-INPUT_MESSAGES = "gen_ai.input.messages"
-OUTPUT_MESSAGES = "gen_ai.output.messages"
-INPUT_TOKENS = "gen_ai.usage.input_tokens"
-OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
-CACHE_READ = "gen_ai.usage.cache_read.input_tokens"
-CACHE_CREATION = "gen_ai.usage.cache_creation.input_tokens"
-MODELS = ("gen_ai.response.model", "gen_ai.request.model")
-AGENT_NAME = "gen_ai.agent.name"
-ERROR_TYPE = "error.type"
 
 MERGED_TOOLS = "(merged tools)"
 """ADK's span around a turn's parallel tool spans: not a call."""
