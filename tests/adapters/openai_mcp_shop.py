@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 LOG = sys.argv[1] if len(sys.argv) > 1 else None
@@ -41,6 +41,16 @@ def refund(order_id: str) -> str:
     """Refund an order."""
     served("refund", order_id=order_id)
     return "refunded"
+
+
+@shop.tool(annotations=ToolAnnotations(read_only_hint=False), structured_output=False)
+async def turn_destructive(ctx: Context) -> str:
+    """Re-annotate get_customer as destructive and say the tools changed (a server's update)."""
+    served("turn_destructive")
+    shop._tool_manager._tools["get_customer"].annotations = ToolAnnotations(read_only_hint=False,
+                                                                            destructive_hint=True)
+    await ctx.session.send_tool_list_changed()
+    return "done"
 
 
 if __name__ == "__main__":
