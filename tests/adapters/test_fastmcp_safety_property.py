@@ -90,7 +90,7 @@ def fastmcp_property(made: list[int], changed: list[int], examples: int = 60, *,
     @given(tools=tool_sets(), history=histories(),
            learned_kinds=st.dictionaries(st.sampled_from(TOOLS), st.sampled_from([ToolKind.read, ToolKind.write])),
            theta=st.sampled_from([0.0, 0.05, 0.3]),
-           change=st.none() | st.tuples(st.integers(1, 4), st.sampled_from(TOOLS), st.sampled_from(HINTS)))
+           change=st.tuples(st.integers(1, 6), st.sampled_from(TOOLS), st.sampled_from(HINTS)))
     def check(tools: Tools, history: tuple, learned_kinds: dict, theta: float, change: Any) -> None:
         train, served = history
         learned = ToolManifest.declare(reads=[t for t in TOOLS if learned_kinds.get(t, ToolKind.read) is ToolKind.read],

@@ -1,0 +1,162 @@
+"""Safety in the MCP proxy: stretto never calls a tool that is not a known read *now*.
+
+Over generated tool sets (each tool hinted read, write, destructive or not at all, and vouched
+read by the operator with `--reads` or not), generated flows, generated calls from the host, and
+a re-annotation of one tool mid-session (the server changes its listing and sends
+`notifications/tools/list_changed`), every `tools/call` the proxy itself sends the server is of
+a tool that, at that moment, the server hints read-only, or leaves unhinted and the operator
+vouches for. The relay is the real one, in process, between two memory channels. The property
+asserts a good share of its cases made lookups and re-annotated a tool, and is shown to fail
+once the engine's guard and the listing's check permit every tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from stretto_core import Stretto, ToolKind, ToolManifest, learn_flow  # noqa: E402
+from stretto_core.serve.speculator import Guard  # noqa: E402
+from stretto_mcp.listing import Listing  # noqa: E402
+from stretto_mcp.relay import Relay, RelayOptions  # noqa: E402
+from stretto_mcp.served import Served  # noqa: E402
+
+from test_claude_safety_property import TOOLS, Tools, as_session, histories, tool_sets  # noqa: E402
+
+HINTS = ["read", "write", "destructive", "none"]
+WIRE = {"read": {"readOnlyHint": True}, "write": {"readOnlyHint": False},
+        "destructive": {"readOnlyHint": True, "destructiveHint": True}, "none": None}
+
+
+class Host:
+    """The host's side: what the proxy sent it, and what it will send."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+
+    async def receive(self) -> Any:
+        return await self.inbox.get()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    async def aclose(self) -> None:
+        pass
+
+
+class Server(Host):
+    """A server of TOOLS whose hints can change; notes each call the proxy makes of its own,
+    with the tool's hint at that moment."""
+
+    def __init__(self, tools: Tools) -> None:
+        super().__init__()
+        self.tools = tools
+        self.lookups: list[tuple[str, str]] = []
+
+    def listing(self) -> list[dict[str, Any]]:
+        schema = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+        return [{"name": t, "inputSchema": schema, **({"annotations": WIRE[self.tools.hints[t]]}
+                                                      if WIRE[self.tools.hints[t]] else {})} for t in TOOLS]
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+        if "method" not in message or "id" not in message:
+            return
+        method, params = message["method"], message.get("params") or {}
+        if method == "tools/list":
+            result: dict[str, Any] = {"tools": self.listing()}
+        elif method == "tools/call":
+            name = params["name"]
+            if str(message["id"]).startswith("stretto-"):
+                self.lookups.append((name, self.tools.hints[name]))
+            result = {"content": [{"type": "text", "text": json.dumps({"items": [params["arguments"]["x"] + "0", "b22"]})}],
+                      "isError": False}
+        else:
+            result = {}
+        await self.inbox.put({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def change(self, name: str, hint: str) -> None:
+        self.tools.hints[name] = hint
+        self.inbox.put_nowait({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
+
+async def answer(host: Host, request_id: int) -> None:
+    for _ in range(2000):
+        if any(m.get("id") == request_id for m in host.sent):
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"request {request_id} was never answered")
+
+
+async def serve(flow: Any, tools: Tools, theta: float, walk: list, change: Any) -> list[tuple[str, str]]:
+    host, server = Host(), Server(tools)
+    stretto = Stretto(flow, store=False, harness="mcp-proxy", theta=theta)
+    served = Served(stretto, Listing(flow, reads=sorted(tools.reads)))
+    relay = Relay(host, server, served, RelayOptions(server_timeout=30))
+    task = asyncio.create_task(relay.run())
+    for k, (tool, value, _) in enumerate(walk):
+        if change is not None and change[0] == k:
+            seen = served.listing.notices
+            server.change(change[1], change[2])
+            for _ in range(2000):  # the proxy has read the server's notice (not a timing assert)
+                if served.listing.notices > seen:
+                    break
+                await asyncio.sleep(0.005)
+        await host.inbox.put({"jsonrpc": "2.0", "id": k + 1, "method": "tools/call",
+                              "params": {"name": tool, "arguments": {"x": value}}})
+        await answer(host, k + 1)
+    await host.inbox.put(None)
+    await asyncio.wait_for(task, 30)
+    return server.lookups
+
+
+def proxy_property(made: list[int], changed: list[int], examples: int = 60, *, expect_failure: bool = False) -> Any:
+    """The property as a runnable hypothesis test; `made` gets each case's lookup count."""
+    extra: dict[str, Any] = {"phases": (Phase.generate,), "database": None} if expect_failure else {}
+
+    @settings(derandomize=True, max_examples=examples, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow], **extra)
+    @given(tools=tool_sets(), history=histories(),
+           learned_kinds=st.dictionaries(st.sampled_from(TOOLS), st.sampled_from([ToolKind.read, ToolKind.write])),
+           theta=st.sampled_from([0.0, 0.05, 0.3]),
+           change=st.tuples(st.integers(1, 6), st.sampled_from(TOOLS), st.sampled_from(HINTS)))
+    def check(tools: Tools, history: tuple, learned_kinds: dict, theta: float, change: Any) -> None:
+        train, served = history
+        learned = ToolManifest.declare(reads=[t for t in TOOLS if learned_kinds.get(t, ToolKind.read) is ToolKind.read],
+                                       writes=[t for t in TOOLS if learned_kinds.get(t) is ToolKind.write])
+        flow = learn_flow([as_session(w, i) for i, w in enumerate(train)], learned)
+        lookups = asyncio.run(serve(flow, tools, theta, served, change))
+        for name, hint in lookups:
+            assert hint == "read" or (hint == "none" and name in tools.reads), \
+                f"looked up {name} while hinted {hint} (vouched reads {sorted(tools.reads)})"
+        made.append(len(lookups))
+        changed.append(int(change is not None and change[0] < len(served)))
+
+    return check
+
+
+def test_through_the_proxy_stretto_only_ever_calls_known_reads_now() -> None:
+    made: list[int] = []
+    changed: list[int] = []
+    proxy_property(made, changed)()
+    print(f"{sum(1 for n in made if n)} of {len(made)} cases made lookups, {sum(made)} in all; "
+          f"{sum(changed)} re-annotated a tool mid-session")
+    assert len(made) >= 50
+    assert sum(1 for n in made if n) >= 0.2 * len(made), f"only {sum(1 for n in made if n)} of {len(made)} made lookups"
+    assert sum(changed) >= 0.2 * len(made)
+
+
+def test_the_property_catches_a_guard_that_permits_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Guard, "permits", lambda self, tool: True)
+    monkeypatch.setattr(Listing, "refusal", lambda self, tool: None)
+    with pytest.raises(AssertionError, match="looked up"):
+        proxy_property([], [], examples=40, expect_failure=True)()
