@@ -90,9 +90,10 @@ def fastmcp_property(made: list[int], changed: list[int], examples: int = 60, *,
     @given(tools=tool_sets(), history=histories(),
            learned_kinds=st.dictionaries(st.sampled_from(TOOLS), st.sampled_from([ToolKind.read, ToolKind.write])),
            theta=st.sampled_from([0.0, 0.05, 0.3]),
-           change=st.tuples(st.integers(1, 6), st.sampled_from(TOOLS), st.sampled_from(HINTS)))
+           change=st.tuples(st.integers(1, 6), st.integers(0, 5), st.sampled_from(HINTS + ["write", "destructive"])))
     def check(tools: Tools, history: tuple, learned_kinds: dict, theta: float, change: Any) -> None:
         train, served = history
+        change = (change[0], served[min(change[1], len(served) - 1)][0], change[2])  # a tool of the habit
         learned = ToolManifest.declare(reads=[t for t in TOOLS if learned_kinds.get(t, ToolKind.read) is ToolKind.read],
                                        writes=[t for t in TOOLS if learned_kinds.get(t) is ToolKind.write])
         with tempfile.TemporaryDirectory() as folder:
