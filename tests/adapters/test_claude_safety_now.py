@@ -11,8 +11,6 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 
 pytest.importorskip("claude_agent_sdk")
 
@@ -20,12 +18,11 @@ from mcp.server import Server  # noqa: E402
 from mcp.types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations  # noqa: E402
 
 from stretto_claude import claude_hooks  # noqa: E402
-from stretto_core import ToolKind, ToolManifest, learn_flow  # noqa: E402
 from stretto_core.serve.speculator import Guard  # noqa: E402
 
-from test_claude_safety_property import TOOLS, Tools, as_session, histories, tool_sets  # noqa: E402
+from safety_now import assert_exercised, now_property  # noqa: E402
+from test_claude_safety_property import TOOLS, Tools  # noqa: E402
 
-HINTS = ["read", "write", "destructive", "none"]
 WIRE = {"read": ToolAnnotations(readOnlyHint=True), "write": ToolAnnotations(readOnlyHint=False),
         "destructive": ToolAnnotations(readOnlyHint=True, destructiveHint=True), "none": None}
 
@@ -57,47 +54,22 @@ async def serve(hooks: Any, tools: Tools, walk: list, change: tuple[int, str, st
     await hooks.aclose()
 
 
-def claude_now_property(made: list[int], changed: list[int], examples: int = 80, *,
-                        expect_failure: bool = False) -> Any:
-    extra: dict[str, Any] = {"phases": (Phase.generate,), "database": None} if expect_failure else {}
-
-    @settings(derandomize=True, max_examples=examples, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow], **extra)
-    @given(tools=tool_sets(), history=histories(),
-           learned_kinds=st.dictionaries(st.sampled_from(TOOLS), st.sampled_from([ToolKind.read, ToolKind.write])),
-           theta=st.sampled_from([0.0, 0.05, 0.3]),
-           change=st.tuples(st.integers(1, 6), st.integers(0, 5), st.sampled_from(HINTS + ["write", "destructive"])))
-    def check(tools: Tools, history: tuple, learned_kinds: dict, theta: float, change: Any) -> None:
-        train, served = history
-        change = (change[0], served[min(change[1], len(served) - 1)][0], change[2])  # a tool of the habit
-        learned = ToolManifest.declare(reads=[t for t in TOOLS if learned_kinds.get(t, ToolKind.read) is ToolKind.read],
-                                       writes=[t for t in TOOLS if learned_kinds.get(t) is ToolKind.write])
-        flow = learn_flow([as_session(w, i) for i, w in enumerate(train)], learned)
-        lookups: list[tuple[str, str]] = []
-        hooks = claude_hooks(flow, mcp_servers={"gen": server(tools, lookups)}, reads=tools.reads,
-                             writes=tools.writes, store=False, theta=theta)
-        asyncio.run(serve(hooks, tools, served, change))
-        for name, hint in lookups:
-            known = name not in tools.writes and (hint == "read" or (hint == "none" and name in tools.reads))
-            assert known, f"looked up {name} while hinted {hint} (reads {sorted(tools.reads)}, writes {sorted(tools.writes)})"
-        made.append(len(lookups))
-        changed.append(int(change[0] < len(served)))
-
-    return check
+def run_case(tools: Tools, flow: Any, theta: float, served: list, change: tuple) -> list[tuple[str, str]]:
+    lookups: list[tuple[str, str]] = []
+    hooks = claude_hooks(flow, mcp_servers={"gen": server(tools, lookups)}, reads=tools.reads,
+                         writes=tools.writes, store=False, theta=theta)
+    asyncio.run(serve(hooks, tools, served, change))
+    return lookups
 
 
 def test_through_the_claude_hooks_stretto_only_ever_calls_known_reads_now() -> None:
     made: list[int] = []
     changed: list[int] = []
-    claude_now_property(made, changed)()
-    print(f"{sum(1 for n in made if n)} of {len(made)} cases made lookups, {sum(made)} in all; "
-          f"{sum(changed)} re-annotated a tool mid-session")
-    assert len(made) >= 60
-    assert sum(1 for n in made if n) >= 0.2 * len(made)
-    assert sum(changed) >= 0.2 * len(made)
+    now_property(run_case, made, changed, examples=80)()
+    assert_exercised(made, changed, least=60)
 
 
 def test_the_property_catches_a_guard_that_permits_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Guard, "permits", lambda self, tool: True)
     with pytest.raises(AssertionError, match="looked up"):
-        claude_now_property([], [], examples=60, expect_failure=True)()
+        now_property(run_case, [], [], examples=60, expect_failure=True)()

@@ -22,16 +22,11 @@ import pytest
 
 pytest.importorskip("fastmcp")
 
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from stretto_core import ToolKind, ToolManifest, learn_flow  # noqa: E402
 from stretto_core.flow.ir import save_flow  # noqa: E402
 from stretto_core.serve.speculator import Guard  # noqa: E402
 
-from test_claude_safety_property import TOOLS, Tools, as_session, histories, tool_sets  # noqa: E402
-
-HINTS = ["read", "write", "destructive", "none"]
+from safety_now import assert_exercised, now_property  # noqa: E402
+from test_claude_safety_property import TOOLS, Tools  # noqa: E402
 
 
 def annotations(hint: str) -> Any:
@@ -49,8 +44,9 @@ def server(tools: Tools, flow: Path, theta: float, lookups: list[tuple[str, str]
     from stretto_mcp import StrettoFastMCPMiddleware
     from stretto_mcp.fastmcp_middleware import _LOOKING_UP
 
-    shop = FastMCP("gen", middleware=[StrettoFastMCPMiddleware(flow, store=False, reads=sorted(tools.reads),
-                                                               theta=theta, session_key=lambda ctx: "one")])
+    middleware = StrettoFastMCPMiddleware(flow, store=False, reads=sorted(tools.reads), deny=sorted(tools.writes),
+                                          theta=theta, session_key=lambda ctx: "one")
+    shop = FastMCP("gen", middleware=[middleware])
 
     def add(name: str) -> None:
         def handler(x: str) -> str:
@@ -80,48 +76,23 @@ async def serve(shop: Any, tools: Tools, walk: list, change: tuple[int, str, str
             await client.call_tool(tool, {"x": value}, raise_on_error=False)
 
 
-def fastmcp_property(made: list[int], changed: list[int], examples: int = 60, *,
-                     expect_failure: bool = False) -> Any:
-    """The property as a runnable hypothesis test; `made` gets each case's lookup count."""
-    extra: dict[str, Any] = {"phases": (Phase.generate,), "database": None} if expect_failure else {}
-
-    @settings(derandomize=True, max_examples=examples, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow], **extra)
-    @given(tools=tool_sets(), history=histories(),
-           learned_kinds=st.dictionaries(st.sampled_from(TOOLS), st.sampled_from([ToolKind.read, ToolKind.write])),
-           theta=st.sampled_from([0.0, 0.05, 0.3]),
-           change=st.tuples(st.integers(1, 6), st.integers(0, 5), st.sampled_from(HINTS + ["write", "destructive"])))
-    def check(tools: Tools, history: tuple, learned_kinds: dict, theta: float, change: Any) -> None:
-        train, served = history
-        change = (change[0], served[min(change[1], len(served) - 1)][0], change[2])  # a tool of the habit
-        learned = ToolManifest.declare(reads=[t for t in TOOLS if learned_kinds.get(t, ToolKind.read) is ToolKind.read],
-                                       writes=[t for t in TOOLS if learned_kinds.get(t) is ToolKind.write])
-        with tempfile.TemporaryDirectory() as folder:
-            flow = Path(folder) / "gen.flow.json"
-            save_flow(learn_flow([as_session(w, i) for i, w in enumerate(train)], learned), flow)
-            lookups: list[tuple[str, str]] = []
-            asyncio.run(serve(server(tools, flow, theta, lookups), tools, served, change))
-        for name, hint in lookups:
-            assert hint == "read" or (hint == "none" and name in tools.reads), \
-                f"looked up {name} while hinted {hint} (vouched reads {sorted(tools.reads)})"
-        made.append(len(lookups))
-        changed.append(int(change is not None and change[0] < len(served)))
-
-    return check
+def run_case(tools: Tools, flow: Any, theta: float, served: list, change: tuple) -> list[tuple[str, str]]:
+    lookups: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "gen.flow.json"
+        save_flow(flow, path)
+        asyncio.run(serve(server(tools, path, theta, lookups), tools, served, change))
+    return lookups
 
 
 def test_through_the_fastmcp_middleware_stretto_only_ever_calls_known_reads_now() -> None:
     made: list[int] = []
     changed: list[int] = []
-    fastmcp_property(made, changed)()
-    print(f"{sum(1 for n in made if n)} of {len(made)} cases made lookups, {sum(made)} in all; "
-          f"{sum(changed)} re-annotated a tool mid-session")
-    assert len(made) >= 50
-    assert sum(1 for n in made if n) >= 0.2 * len(made), f"only {sum(1 for n in made if n)} of {len(made)} made lookups"
-    assert sum(changed) >= 0.2 * len(made)
+    now_property(run_case, made, changed, examples=60)()
+    assert_exercised(made, changed, least=50)
 
 
 def test_the_property_catches_a_guard_that_permits_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Guard, "permits", lambda self, tool: True)
     with pytest.raises(AssertionError, match="looked up"):
-        fastmcp_property([], [], examples=40, expect_failure=True)()
+        now_property(run_case, [], [], examples=40, expect_failure=True)()
