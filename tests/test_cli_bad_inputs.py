@@ -258,6 +258,18 @@ OPTIONS = [
     ("demo --sessions -1", lambda g: ["demo", "--home", out(g, "demo"), "--sessions", "-1"], "--sessions"),
     ("demo --train 0", lambda g: ["demo", "--home", out(g, "demo"), "--sessions", "4", "--train", "0"], "--train"),
     ("ingest --out a file", lambda g: ["ingest", "tau2", str(g.tau2), "--out", str(g.flow)], "shop.flow.json"),
+    ("learn --workers -1", lambda g: ["learn", str(g.sessions), "--out", out(g, "o.flow.json"), "--workers", "-1"],
+     "--workers"),
+    ("learn --workers 1000", lambda g: ["learn", str(g.sessions), "--out", out(g, "o.flow.json"), "--workers",
+                                        "1000"], "--workers"),
+    ("learn --scheduler without --workers", lambda g: ["learn", str(g.sessions), "--out", out(g, "o.flow.json"),
+                                                       "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
+    ("userwords a missing folder", lambda g: ["userwords", str(g.root / "nowhere"), "--split-out",
+                                              out(g, "split.json")], "nowhere"),
+    ("userwords --theta nan", lambda g: ["userwords", str(g.sessions), "--split-out", out(g, "split.json"),
+                                         "--theta", "nan"], "--theta"),
+    ("userwords --draws -1", lambda g: ["userwords", str(g.sessions), "--split-out", out(g, "split.json"),
+                                        "--draws", "-1"], "--draws"),
 ]
 
 

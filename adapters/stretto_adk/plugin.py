@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections import OrderedDict
@@ -141,15 +142,29 @@ class StrettoPlugin(BasePlugin):
             raised = call_id in self._failed_calls
             self._failed_calls.pop(call_id, None)
             error = True if raised or message is not None else None  # None: stretto reads isError
+            serve = await self._relisted(tool_context, live)
             text = await live.after_tool(call_id, tool.name, dict(tool_args or {}),
                                          result if message is None else message,
-                                         LookupCaller(tool_context), error=error)
+                                         LookupCaller(tool_context), error=error, serve=serve)
         except Exception as exc:  # noqa: BLE001 - stretto never breaks the agent's call
             log.warning("stretto: after %s, nothing was looked up: %s", getattr(tool, "name", "?"), exc)
             return None
         if not text:
             return None
         return with_appendix(result, text, self.result_key)
+
+    async def _relisted(self, tool_context: Any, live: Any) -> bool:
+        """The tools listed again before a lookup round; False (no lookup) when that fails."""
+        if live.engine_session is None or live.shadow:
+            return True
+        timeout = max(self.stretto.limits.lookup_timeout, 0.05)
+        try:
+            await asyncio.wait_for(self.sessions.relist(tool_context, live, timeout), timeout + 0.5)
+        except Exception as exc:  # noqa: BLE001 - no fresh listing, no lookup
+            log.warning("stretto: the tools could not be listed again (%s); nothing looked up after %s",
+                        type(exc).__name__ if not str(exc) else exc, live.session_id)
+            return False
+        return True
 
     # -- the run's and the runner's end ----------------------------------------------------------
     async def after_run_callback(self, *, invocation_context: Any) -> None:

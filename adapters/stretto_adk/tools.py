@@ -35,13 +35,17 @@ AUTHORITY_TIMEOUT = 10.0
 
 def mcp_manifest(tools: Iterable[Any]) -> ToolManifest:
     """What MCP annotations say of these ADK tools, under the names the model sees them by."""
+    return _named_manifest((tool.name, tool) for tool in tools)
+
+
+def _named_manifest(tools: Iterable[tuple[str, Any]]) -> ToolManifest:
     listed = []
-    for tool in tools:
+    for name, tool in tools:
         try:
             raw = tool.raw_mcp_tool
         except AttributeError:
             continue  # not an MCP tool: no annotation to read
-        listed.append({"name": tool.name, "annotations": getattr(raw, "annotations", None),
+        listed.append({"name": name, "annotations": getattr(raw, "annotations", None),
                        "inputSchema": renamed_field(raw, "input_schema", "inputSchema"),
                        "description": getattr(raw, "description", None)})
     return manifest_from_mcp_tools(listed)
@@ -59,27 +63,47 @@ def _agents(root: Any) -> list[Any]:
     return seen
 
 
-async def session_authority(invocation_context: Any) -> ToolManifest:
-    """The MCP annotations of every agent's tools in this app, read once at a session's start.
+async def session_authority(invocation_context: Any, timeout: float = AUTHORITY_TIMEOUT) -> ToolManifest:
+    """The MCP annotations of every agent's tools in this app, read at a session's start and
+    again before each lookup round (so a tool re-annotated since is judged as it is now).
 
-    A toolset that fails or takes longer than `AUTHORITY_TIMEOUT` contributes nothing, so its
-    tools stay of unknown kind (never looked up).
+    A toolset that fails or takes longer than `timeout` contributes nothing, so its tools stay
+    of unknown kind (never looked up).
     """
     from google.adk.agents.readonly_context import ReadonlyContext
 
     agent = getattr(invocation_context, "agent", None)
     root = getattr(agent, "root_agent", agent)
-    tools: list[Any] = []
+    tools: list[tuple[str, Any]] = []
     for each in _agents(root):
         if not hasattr(each, "canonical_tools"):
             continue
         try:
-            tools.extend(await asyncio.wait_for(each.canonical_tools(ReadonlyContext(invocation_context)),
-                                                AUTHORITY_TIMEOUT))
+            tools.extend(await asyncio.wait_for(_listed_now(each, ReadonlyContext(invocation_context)), timeout))
         except Exception as exc:  # noqa: BLE001 - an unreachable toolset only loses its lookups
             log.warning("stretto: could not list the tools of agent %s (%s); none of them is looked up",
                         getattr(each, "name", "?"), exc)
-    return mcp_manifest(tools)
+    return _named_manifest(tools)
+
+
+async def _listed_now(agent: Any, context: Any) -> list[tuple[str, Any]]:
+    """An agent's tools by the names the model sees, each toolset listed afresh: ADK keeps a
+    toolset's listing for a whole invocation (`get_tools_with_prefix`), which may be stale."""
+    from google.adk.tools.base_tool import BaseTool
+    from google.adk.tools.base_toolset import BaseToolset
+
+    unions = getattr(agent, "tools", None)
+    if not isinstance(unions, list):
+        return [(tool.name, tool) for tool in await agent.canonical_tools(context)]
+    named: list[tuple[str, Any]] = []
+    for union in unions:
+        if isinstance(union, BaseToolset):
+            prefix = union.tool_name_prefix
+            named.extend((f"{prefix}_{tool.name}" if prefix else tool.name, tool)
+                         for tool in await union.get_tools(context))
+        elif isinstance(union, BaseTool):
+            named.append((union.name, union))
+    return named
 
 
 def model_name(agent: Any) -> str | None:

@@ -40,6 +40,8 @@ Hook = Callable[[Any, "str | None", Any], Awaitable[dict[str, Any]]]
 class _Session:
     live: LiveSession
     names: ToolNames
+    listed: ToolManifest | None = None
+    """The manifest of the latest listing taken into `live` (re-read before every lookup round)."""
     _lock: asyncio.Lock | None = None
     _loop: asyncio.AbstractEventLoop | None = None
 
@@ -110,9 +112,10 @@ class ClaudeHooks(dict):
             output = data.get("tool_response")
             await self._announce(data, session, call_id)
             async with session.lock():
+                fresh = await self._relist(session)
                 appendix = await session.live.after_tool(call_id, session.names.bare(name),
                                                          dict(data.get("tool_input") or {}), shown_text(output),
-                                                         self._caller(session.names), error=False)
+                                                         self._caller(session.names), error=False, serve=fresh)
             return augmented_output(output, appendix, mcp=name.startswith(PREFIX))
         except Exception as exc:  # noqa: BLE001
             log.warning("stretto: PostToolUse of %s skipped: %s", data.get("tool_name"), exc)
@@ -127,10 +130,11 @@ class ClaudeHooks(dict):
             call_id = str(data.get("tool_use_id") or tool_use_id or "")
             await self._announce(data, session, call_id)
             async with session.lock():
+                fresh = await self._relist(session)
                 appendix = await session.live.after_tool(call_id, session.names.bare(name),
                                                          dict(data.get("tool_input") or {}),
                                                          str(data.get("error") or ""), self._caller(session.names),
-                                                         error=True)
+                                                         error=True, serve=fresh)
             return additional_context("PostToolUseFailure", appendix)
         except Exception as exc:  # noqa: BLE001
             log.warning("stretto: PostToolUseFailure of %s skipped: %s", data.get("tool_name"), exc)
@@ -206,10 +210,27 @@ class ClaudeHooks(dict):
         live = self.stretto.session(key, tools=manifest,
                                     agent_model=self.stretto.agent_model or self.turns.models.get(claude_id),
                                     task_id=self.task_id, labels=self.labels or None)
-        session = self._state[key] = _Session(live, names)
+        session = self._state[key] = _Session(live, names, manifest)
         self.sessions[key] = live
         self._opening.pop(key, None)
         return session
+
+    async def _relist(self, session: _Session) -> bool:
+        """Read the in-process servers' tools again before a lookup round, so the guard decides
+        on the listing as it is *now* (a tool re-annotated destructive since the last call is
+        never looked up). False when the listing cannot be read in time: no lookup then."""
+        timeout = max(self.stretto.limits.lookup_timeout, 0.05)
+        try:
+            listing = await asyncio.wait_for(self.servers.listing(strict=True), timeout)
+        except (asyncio.TimeoutError, Exception) as exc:  # noqa: BLE001 - no fresh listing, no lookup
+            log.warning("stretto: the in-process MCP servers could not be listed (%s); no lookup after "
+                        "this call", type(exc).__name__ if not str(exc) else exc)
+            return False
+        manifest = self._manifest(listing, session.names)
+        if manifest != session.listed:
+            session.listed = manifest
+            session.live.update_tools(manifest)
+        return True
 
     def _manifest(self, listing: Mapping[str, list[Any]], names: ToolNames) -> ToolManifest:
         """This session's tools as their servers list them, under their bare names.

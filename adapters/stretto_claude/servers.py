@@ -98,13 +98,16 @@ class InProcessServers:
             link = self._links[name] = ServerLink(name, self.sdk[name])
         return link
 
-    async def listing(self) -> dict[str, list[Any]]:
-        """Each in-process server's tools (MCP `Tool` models); a server that fails lists none."""
+    async def listing(self, *, strict: bool = False) -> dict[str, list[Any]]:
+        """Each in-process server's tools (MCP `Tool` models); a server that fails lists none
+        (`strict=True`: its failure is raised instead, so the caller makes no lookup at all)."""
         out: dict[str, list[Any]] = {}
         for name in self.sdk:
             try:
                 out[name] = await self._link(name).list_tools()
             except Exception as exc:  # noqa: BLE001
+                if strict:
+                    raise
                 log.warning("stretto: cannot list the tools of MCP server %r (%s); none of them is "
                             "looked up", name, exc)
                 out[name] = []

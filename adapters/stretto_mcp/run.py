@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from stretto_core.errors import OptionError
+from stretto_core.errors import OptionError, StrettoError
 from stretto_core.serve.option_values import check_count, check_fraction, check_names, check_seconds
 
 log = logging.getLogger("stretto.proxy")
@@ -194,6 +194,9 @@ def run_proxy(config: ProxyConfig) -> int:
         return asyncio.run(serve(config, owns_process=True))
     except KeyboardInterrupt:
         return 0
+    except StrettoError as exc:  # a bad flow, option or path: the operator's to fix, in one line
+        log.error("stretto proxy: %s", exc)
+        return 2
     except Exception:  # noqa: BLE001 - a bug of the proxy: say so, with the traceback, on stderr
         log.exception("stretto proxy: internal error")
         return 1

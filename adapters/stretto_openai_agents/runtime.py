@@ -21,7 +21,7 @@ from typing import Any
 from agents import Agent, FunctionTool, ModelResponse, RunContextWrapper, __version__
 from agents.tool_context import ToolContext
 from agents.mcp import MCPUtil
-from stretto_core import LiveSession, Stretto, ToolCall, Usage, result_text
+from stretto_core import LiveSession, Stretto, ToolCall, ToolManifest, Usage, result_text
 from stretto_core.serve.results import WHOLE
 from stretto_core.serve.workers import in_worker
 from stretto_core.sessions.renamed import renamed_field
@@ -84,9 +84,7 @@ class AgentRuntime:
         conversation = conversation_of(ctx, self.options.session_key)
 
         def make(session_id: str | None) -> LiveSession:
-            present = [t.name for t in self.function_tools] + list(run.listed)
-            tools = (function_tool_manifest(self.function_tools).merged(listed_manifest(run.listed))
-                     .merged(absent_reads(self.core.authority, present)))
+            tools = run.manifest = self._tools_of(run)
             run_config = getattr(ctx, "run_config", None)
             known = agent is not None or getattr(run_config, "model", None) is not None
             model = self.options.agent_model or (model_name(agent, run_config) if known else self.core.agent_model)
@@ -100,8 +98,28 @@ class AgentRuntime:
         if run_context is None or getattr(run_context, "usage", None) is None:
             return
         run = self.runs.state(run_context)
+        names = {tool.name for tool in tools}
+        for name, (shown_by, _) in list(run.listed.items()):
+            if shown_by is server and name not in names:
+                del run.listed[name]  # no longer listed: no longer looked up
         for tool in tools:
             run.listed[tool.name] = (server, tool)
+        self._refresh(run)
+
+    def _tools_of(self, run: RunState) -> ToolManifest:
+        """The run's tools: function tools by their annotations, MCP tools as last listed."""
+        present = [t.name for t in self.function_tools] + list(run.listed)
+        return (function_tool_manifest(self.function_tools).merged(listed_manifest(run.listed))
+                .merged(absent_reads(self.core.authority, present)))
+
+    def _refresh(self, run: RunState) -> None:
+        """Take the run's latest listing into its session's guard, from the next decision on."""
+        if run.live is None:
+            return
+        tools = self._tools_of(run)
+        if tools != run.manifest:
+            run.manifest = tools
+            run.live.update_tools(tools)
 
     # -- what the hooks show ---------------------------------------------------------------------
     def model_asked(self, ctx: RunContextWrapper[Any], agent: Any, input_items: Any) -> None:
@@ -150,10 +168,10 @@ class AgentRuntime:
             live = self.live(run, ctx, ctx.agent)
             view = model_view(output, ctx.tool_call)
             run.recorded.add(ctx.tool_call_id)
+            serve = not is_programmatic(ctx.tool_call) and await self._relisted(ctx, run)
             appendix = await live.after_tool(
                 ctx.tool_call_id, ctx.tool_name, parse_arguments(input_json), view_text(view),
-                self.caller(ctx, run, deadline), error=self.is_error(ctx, output),
-                serve=not is_programmatic(ctx.tool_call))
+                self.caller(ctx, run, deadline), error=self.is_error(ctx, output), serve=serve)
             return with_appendix(output, view, appendix) if appendix else output
         except Exception as exc:  # noqa: BLE001 - the agent's own result always goes back
             log.warning("stretto: serving after %s failed and was skipped: %s", getattr(ctx, "tool_name", "?"), exc)
@@ -171,9 +189,10 @@ class AgentRuntime:
             exclusive = bool(getattr(server, "use_structured_content", False) and structured and not failed)
             text = json.dumps(structured) if exclusive else result_text(result, WHOLE)
             run.recorded.add(ctx.tool_call_id)
+            serve = not exclusive and await self._relisted(ctx, run)
             appendix = await live.after_tool(
                 ctx.tool_call_id, ctx.tool_name, parse_arguments(ctx.tool_arguments), text,
-                self.caller(ctx, run, None), error=failed, serve=not exclusive)
+                self.caller(ctx, run, None), error=failed, serve=serve)
             if not appendix:
                 return result
             block = TextContent(type="text", text=appendix.lstrip("\n"))
@@ -223,6 +242,24 @@ class AgentRuntime:
         except Exception as exc:  # noqa: BLE001 - a broken judge never breaks the call
             log.warning("stretto: error_results failed (%s); the result counts as no error", exc)
             return False
+
+    async def _relisted(self, ctx: ToolContext[Any], run: RunState) -> bool:
+        """Before a lookup round, read the run's MCP servers' listings again (the SDK's cache
+        emptied), so the engine decides on the tools as they are now. False when a listing
+        cannot be read within the lookup timeout: no lookup after this call then."""
+        live = run.live
+        if live is None or live.engine_session is None or live.shadow:
+            return True
+        servers = list({id(server): server for server, _ in run.listed.values()}.values())
+        try:
+            for server in servers:
+                server.inner.invalidate_tools_cache()
+                await asyncio.wait_for(server.list_tools(ctx, ctx.agent), max(self.core.limits.lookup_timeout, 0.05))
+        except Exception as exc:  # noqa: BLE001 - no fresh listing, no lookup
+            log.warning("stretto: an MCP server's tools could not be listed again (%s); no lookup after "
+                        "%s", type(exc).__name__ if not str(exc) else exc, ctx.tool_name)
+            return False
+        return True
 
     def _mcp_target(self, run: RunState, name: str, agent: Any) -> FunctionTool | None:
         """The SDK's own function tool for an MCP tool this run was shown, on the real server."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Generic, TypeVar
 
-from stretto_core.errors import StrettoError, snippet
+from stretto_core.errors import InputError, StrettoError, snippet
 from stretto_core.flow.history import flow_sha256
 from stretto_core.flow.ir import Flow, load_flow_bytes
 
@@ -77,7 +77,10 @@ class FlowWatcher(Generic[Built]):
         key = self._stat()
         if key is None:
             return None
-        data = self.path.read_bytes()
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:  # a folder, or a file this user may not read
+            raise InputError(str(self.path), f"cannot read the flow file: {exc.strerror or exc}") from None
         self._loaded = self._load(data)
         self._key = key
         return self._loaded

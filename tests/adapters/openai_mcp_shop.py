@@ -7,9 +7,10 @@ so a test can see exactly which tools were called, by the agent or by stretto.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 LOG = sys.argv[1] if len(sys.argv) > 1 else None
@@ -41,6 +42,38 @@ def refund(order_id: str) -> str:
     """Refund an order."""
     served("refund", order_id=order_id)
     return "refunded"
+
+
+def customer_turned_destructive() -> None:
+    """From now on get_customer is listed destructive (in this process and, through a flag file
+    beside LOG, in any later process of the same shop: a client may start the server anew)."""
+    shop._tool_manager._tools["get_customer"].annotations = ToolAnnotations(read_only_hint=False,
+                                                                            destructive_hint=True)
+
+
+@shop.tool(annotations=ToolAnnotations(read_only_hint=False), structured_output=False)
+async def turn_destructive(ctx: Context) -> str:
+    """Re-annotate get_customer as destructive and say the tools changed (a server's update)."""
+    served("turn_destructive")
+    if LOG:
+        open(LOG + ".destructive", "w").close()
+    customer_turned_destructive()
+    await ctx.session.send_tool_list_changed()
+    return "done"
+
+
+_list_tools = shop.list_tools
+
+
+async def list_tools() -> list:
+    """The listing as the shop's shared state (the flag file) says now: a client may hold
+    several sessions, each with a server process of its own."""
+    if LOG and os.path.exists(LOG + ".destructive"):
+        customer_turned_destructive()
+    return await _list_tools()
+
+
+shop.list_tools = list_tools  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -133,14 +133,15 @@ def test_without_the_stream_each_call_gets_an_inferred_turn_and_the_reply_is_rec
 # -- lookups that fail ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    shop = Shop(loyalty={"C1": "raise", "C2": "hang", "C3": "garbage"})
+    # the hang last: a lookup that timed out cools its tool down (no lookup of it for a while)
+    shop = Shop(loyalty={"C1": "raise", "C2": "garbage", "C3": "hang"})
     replies = [Reply(calls=[("mcp__shop__get_order", {"order_id": f"O{k}"}) for k in (1, 2, 3)]),
                Reply(text="done")]
     return converse(tmp_path_factory.mktemp("failing"), replies, ["Check O1, O2 and O3"], then="get_loyalty",
                     watch=True, shop=shop, lookup_timeout=0.5)
 
 
-@pytest.mark.parametrize("index, mode", [(0, "raise"), (1, "hang"), (2, "garbage")])
+@pytest.mark.parametrize("index, mode", [(0, "raise"), (1, "garbage"), (2, "hang")])
 def test_a_lookup_that_fails_leaves_the_agents_result_unchanged_and_is_recorded_as_failed(
         failing: Run, index: int, mode: str) -> None:
     order, customer = f"O{index + 1}", f"C{index + 1}"

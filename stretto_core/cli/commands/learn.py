@@ -78,6 +78,7 @@ def learn_command(
     if class_lift not in CLASS_LIFT_MODES:
         raise StrettoError(f"--class-lift is one of {', '.join(CLASS_LIFT_MODES)}, not {class_lift!r}")
     options = BindingOptions(user_words=user_words, class_lift=class_lift)
+    _check_workers(workers, scheduler)
     if recalibrate and (agent is not None or prior or workers):
         raise StrettoError("--recalibrate does not go with --agent, --prior or --workers yet")
     if not (math.isfinite(recalibrate_prior) and recalibrate_prior >= 0):
@@ -213,3 +214,21 @@ def _weight(weight: Weight, body: list) -> str:
 
 def register(app: typer.Typer) -> None:
     app.command("learn")(learn_command)
+
+
+MAX_CLUSTER_WORKERS = 4096
+"""Workers `--workers` may name on an existing cluster (`--scheduler`)."""
+
+
+def _check_workers(workers: int, scheduler: Optional[str]) -> None:
+    """`--workers` is 0 (this process) or a count a cluster can have: on the local cluster stretto
+    starts, at most 8 per core (each worker is a process; 1,000 would swamp the machine);
+    `--scheduler` needs workers."""
+    import os
+
+    most = MAX_CLUSTER_WORKERS if scheduler else max(16, 8 * (os.cpu_count() or 1))
+    if workers < 0 or workers > most:
+        where = "on an existing cluster" if scheduler else "on this machine (8 worker processes per core)"
+        raise StrettoError(f"--workers must be 0 (this process) to {most} {where}, not {workers}")
+    if scheduler and not workers:
+        raise StrettoError("--scheduler names a cluster for --workers: give --workers N too")

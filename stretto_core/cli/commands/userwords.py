@@ -10,7 +10,9 @@ import typer
 from stretto_core.evaluate.measure.bench_data import load_corpora
 from stretto_core.evaluate.measure.tables import write_json
 from stretto_core.evaluate.measure.user_words import measure_user_words, render_user_words
+from stretto_core.errors import InputError
 from stretto_core.paths import data_root
+from stretto_core.serve.option_values import check_count, check_fraction
 from stretto_core.serve.speculator import DEFAULT_THETA
 
 
@@ -25,6 +27,11 @@ def userwords_command(
 ) -> None:
     """Replay each domain's test agents with flows learned without the user's words, with the pattern,
     and with the counted spans; print the ceilings and what each flow saves."""
+    if not sessions.is_dir():
+        raise InputError(str(sessions), "no such folder of ingested sessions" if not sessions.exists()
+                         else "not a folder: give the folder `stretto bench` writes under out/sessions")
+    check_fraction("--theta", theta)
+    check_count("--draws", draws, least=1)
     corpora, _ = load_corpora(sessions, split_out, data_root())
     rows = measure_user_words(corpora, theta=theta, draws=draws, domains=domain or (),
                               on_domain=lambda d: typer.echo(f"  done: {d}", err=True))
