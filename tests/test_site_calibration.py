@@ -231,3 +231,17 @@ def test_counting_each_cell_once_calibrates_as_learning_every_part(shop: list[Se
     for a, b in zip(by_cells.sites, by_parts.sites):
         assert (a.weighed, a.used) == (b.weighed, b.used)
         assert a.score == pytest.approx(b.score, rel=1e-9)
+
+
+def test_adding_many_flows_in_place_gives_the_bytes_of_adding_them_one_by_one(shop: list[Session]) -> None:
+    from stretto_core.flow.ir import _add, count_sessions
+    from stretto_core.flow.stream import add_all
+
+    parts = [count_sessions(shop[i:i + 5], MANIFEST) for i in range(0, len(shop), 5)]
+    assert len(parts) >= 4
+    before = [p.to_json() for p in parts]
+    chained = parts[0]
+    for p in parts[1:]:
+        chained = _add(chained, p)
+    assert add_all(parts).derive().to_json() == chained.derive().to_json() == learn(shop, MANIFEST).to_json()
+    assert [p.to_json() for p in parts] == before  # no part was changed by adding it
