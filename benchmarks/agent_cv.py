@@ -23,6 +23,8 @@ from pathlib import Path
 from variant_diff import load_corpus
 from stretto_core.evaluate.agent_sources import (ALL_AGENTS, CELL_HEADER, COMPARISON_HEADER, RULES, agent_cv,
                                                  agents_of, cell_line, comparison_line)
+from stretto_core.evaluate.measure.bootstrap import format_interval
+from stretto_core.evaluate.measure.metrics import compare_speculators, costs_for
 from stretto_core.evaluate.site_calibration import DEFAULT_FOLDS
 
 
@@ -55,6 +57,21 @@ def main() -> None:
     print("\n" + COMPARISON_HEADER)
     for c in comparisons:
         print(comparison_line(c))
+    costs = costs_for(args.app, None)
+    print(f"\neach variant − {variants[0]}, paired over the same tasks (all held-out agents; utility at the "
+          f"{'paper' if costs else 'no'} costs of {args.app}, k tokens per episode)\n")
+    print("| rule | variant | saved | detours | turns saved (points) | detours / episode | utility |\n"
+          "|---|---|---:|---:|---:|---:|---:|")
+    for rule in rules:
+        base = replays.results.get((variants[0], rule, ALL_AGENTS))
+        for name in variants[1:]:
+            other = replays.results.get((name, rule, ALL_AGENTS))
+            if base is None or other is None:
+                continue
+            d = compare_speculators(base, other, costs, draws=args.draws).difference
+            print(f"| {rule} | {name} | {d.saved:+d} | {d.detours:+d} | {format_interval(d.turns_saved, 100, 1, '', True)} "
+                  f"| {format_interval(d.detours_per_episode, 1, 2, '', True)} | "
+                  f"{format_interval(d.utility, 1e-3, 2, '', True)} |")
     print(f"\n{time.process_time() - started:.0f} s CPU")
     if args.json is not None:
         args.json.write_text(json.dumps({"app": args.app, "folds": args.folds, "agents": agents,

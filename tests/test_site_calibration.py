@@ -209,3 +209,39 @@ def test_flow_diff_asks_a_review_for_a_raised_factor_and_informs_of_a_lowered_on
     assert any("up from" in line and "calibrated" in line for line in d.review)
     assert any("down from" in line and "calibrated" in line for line in d.info)
     assert not any("down from" in line for line in d.review)
+
+
+def _two_agents(sessions: list[Session]) -> list[Session]:
+    """The shop's sessions, every other one relabelled as run by a second agent."""
+    return [s if i % 2 else s.model_copy(update={"header": s.header.model_copy(update={"agent_model": "other-agent"})})
+            for i, s in enumerate(sessions)]
+
+
+def test_counting_each_cell_once_calibrates_as_learning_every_part(shop: list[Session]) -> None:
+    from stretto_core.flow.ir import count_sessions, manifest_of_sessions
+
+    sessions = _two_agents(shop)
+    assert len({agent_key(s.header.agent_model) for s in sessions}) == 2
+    by_parts = calibrate_sites(sessions, lambda part: learn(list(part), MANIFEST))
+    by_cells = calibrate_sites(sessions, lambda part: pytest.fail("the cells' path learned a part whole"),
+                               count_flow=lambda part: count_sessions(list(part), manifest_of_sessions(part, MANIFEST)))
+    assert by_parts.sites, "the cross-fit weighed no candidate"
+    assert [(s.tool, s.site, s.source, s.mention) for s in by_cells.sites] == \
+        [(s.tool, s.site, s.source, s.mention) for s in by_parts.sites]
+    for a, b in zip(by_cells.sites, by_parts.sites):
+        assert (a.weighed, a.used) == (b.weighed, b.used)
+        assert a.score == pytest.approx(b.score, rel=1e-9)
+
+
+def test_adding_many_flows_in_place_gives_the_bytes_of_adding_them_one_by_one(shop: list[Session]) -> None:
+    from stretto_core.flow.ir import _add, count_sessions
+    from stretto_core.flow.stream import add_all
+
+    parts = [count_sessions(shop[i:i + 5], MANIFEST) for i in range(0, len(shop), 5)]
+    assert len(parts) >= 4
+    before = [p.to_json() for p in parts]
+    chained = parts[0]
+    for p in parts[1:]:
+        chained = _add(chained, p)
+    assert add_all(parts).derive().to_json() == chained.derive().to_json() == learn(shop, MANIFEST).to_json()
+    assert [p.to_json() for p in parts] == before  # no part was changed by adding it

@@ -7,6 +7,14 @@ record with every candidate weighed, and a held-out agent's fold is scored by a 
 the other agents' sessions of the other folds (from every agent's, where it is the only one), as
 the bench learns a test agent's flow. Each weighed candidate adds to its site: one weighed, its
 score r·ρ, and whether the agent called it before its next write.
+
+Counting is what learning costs (in τ² airline 1.4 s of a learn's 1.6 s, the rest deriving α and
+the tables), and the flows of a cross-fit learn the same sessions over and over: 5 folds × 11
+agents learned 55 flows of about 80% of the sessions each. A flow's counts add (`flow.ir._add`:
+merging halves is learning at once, which `learn --workers` relies on), so where the caller says
+how a fold's flow counts (`count_flow`), each (agent, fold) cell's sessions are counted once and a
+part's flow is its cells added and derived: the same flow, for the cost of one count of every
+session and a derive per part.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.walk import Walk
 from stretto_core.flow.ir import Flow
+from stretto_core.flow.stream import add_all
 from stretto_core.flow.site_calibration import (DEFAULT_FLOOR, DEFAULT_PRIOR, SiteCalibration, SiteCount, SiteKey,
                                                  add_to, site_counts, site_key)
 from stretto_core.progress import track
@@ -109,11 +118,46 @@ def count_sites(weighed: Iterable[Weighed], floor: float = DEFAULT_FLOOR) -> lis
     return site_counts(totals)
 
 
+CountFlow = Callable[[Sequence[Session]], Flow]
+"""Counts sessions into an underived flow, as the flow being calibrated was counted (`flow.ir.count_sessions`)."""
+
+
+class CellFlows:
+    """Fold flows as sums of (agent, fold) cells, each cell's sessions counted once (module docstring)."""
+
+    def __init__(self, sessions: Sequence[Session], fold_of: dict[str, int], count_flow: CountFlow) -> None:
+        cells: dict[tuple[str, int], list[Session]] = defaultdict(list)
+        for s in sessions:
+            cells[(agent_key(s.header.agent_model), fold_of[fold_key(s)])].append(s)
+        self.counted = {cell: count_flow(part) for cell, part in sorted(cells.items())}
+        self.cell_of = {s.session_id: cell for cell, part in cells.items() for s in part}
+        self._blocks: dict[tuple[str, tuple[int, ...]], Flow] = {}
+
+    def _block(self, agent: str, folds: tuple[int, ...]) -> Flow:
+        """One agent's cells of these folds added (kept: every part that leaves the same fold out shares it)."""
+        if (agent, folds) not in self._blocks:
+            self._blocks[(agent, folds)] = add_all([self.counted[(agent, k)] for k in folds])
+        return self._blocks[(agent, folds)]
+
+    def learn(self, learn_from: Sequence[Session]) -> Flow:
+        """The flow of `learn_from` (whole cells, as `cross_fit_parts` makes them), derived."""
+        by_agent: dict[str, list[int]] = defaultdict(list)
+        for agent, k in sorted({self.cell_of[s.session_id] for s in learn_from}):
+            by_agent[agent].append(k)
+        total = add_all([self._block(agent, tuple(folds)) for agent, folds in sorted(by_agent.items())])
+        return total.model_copy().derive()  # a shallow copy: `derive` sets the derived parts, never a kept cell's
+
+
 def cross_fit(sessions: Sequence[Session], learn_flow: Callable[[Sequence[Session]], Flow],
               folds: int = DEFAULT_FOLDS, model_of: Callable[[Flow], Any] = FlowRuntime,
-              theta: float = DEFAULT_THETA) -> list[Weighed]:
-    """Every candidate weighed in each fold by a flow that did not learn it (module docstring)."""
+              theta: float = DEFAULT_THETA, count_flow: CountFlow | None = None) -> list[Weighed]:
+    """Every candidate weighed in each fold by a flow that did not learn it (module docstring).
+
+    `count_flow`: how `learn_flow` counts, when it is counting then deriving; each cell is then
+    counted once and the parts' flows added from the cells."""
     fold_of = folds_by_hash(sorted({fold_key(s) for s in sessions}), folds)
+    if count_flow is not None:
+        learn_flow = CellFlows(sessions, fold_of, count_flow).learn
     out: list[Weighed] = []
     for k in track(range(folds), "calibrating sites", total=folds, unit="fold"):
         pairs = [(model_of(learn_flow(learn_from)), prepare_sessions(held))
@@ -125,11 +169,12 @@ def cross_fit(sessions: Sequence[Session], learn_flow: Callable[[Sequence[Sessio
 def calibrate_sites(sessions: Sequence[Session], learn_flow: Callable[[Sequence[Session]], Flow],
                     folds: int = DEFAULT_FOLDS, prior: float = DEFAULT_PRIOR, floor: float = DEFAULT_FLOOR,
                     model_of: Callable[[Flow], Any] = FlowRuntime,
-                    theta: float = DEFAULT_THETA) -> SiteCalibration:
+                    theta: float = DEFAULT_THETA, count_flow: CountFlow | None = None) -> SiteCalibration:
     """Each site's use, counted by `folds`-fold cross-fitting over `sessions`.
 
     `learn_flow` learns a fold's flow (as the flow being calibrated was learned); `model_of`
-    serves it (as the calibrated flow will be served, before its calibration).
+    serves it (as the calibrated flow will be served, before its calibration); `count_flow`, where
+    given, counts as `learn_flow` does, so each session is counted once (`cross_fit`).
     """
-    weighed = cross_fit(sessions, learn_flow, folds, model_of, theta)
+    weighed = cross_fit(sessions, learn_flow, folds, model_of, theta, count_flow)
     return SiteCalibration(prior=prior, floor=floor, folds=folds, sites=count_sites(weighed, floor))

@@ -41,7 +41,7 @@ from typing import Any, Callable, Sequence
 from stretto_core.errors import StrettoError
 from stretto_core.evaluate.site_calibration import calibrate_sites
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, Binding, BindingOptions, LookupTable
-from stretto_core.flow.ir import Flow, learn
+from stretto_core.flow.ir import Flow, count_sessions, learn, manifest_of_sessions
 from stretto_core.serve.chain_order import HABIT_ORDER, SCORE_ORDER, Ordered
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.model import Session
@@ -148,6 +148,13 @@ def learn_for(sessions: Sequence[Session], v: Variant) -> Flow:
     return learn(list(sessions), features=True if v.features else None, binding_options=options_of(v))
 
 
+def count_for(sessions: Sequence[Session], v: Variant) -> Flow:
+    """`learn_for`'s counting, underived (a variant without result features: those are learned
+    from the sessions as a whole, so its flows cannot be added from parts)."""
+    assert not v.features
+    return count_sessions(list(sessions), manifest_of_sessions(sessions), binding_options=options_of(v))
+
+
 def model_for(flow: Flow, v: Variant) -> FlowRuntime | PooledRho | Ordered:
     """The `FlowModel` of a variant over a flow learned by `learn_for`."""
     runtime = FlowRuntime(flow, alpha=1.0 if v.alpha_one else None, binding_options=options_of(v), intent=v.intent,
@@ -177,7 +184,8 @@ class VariantFlows:
             if v.recalibrate:
                 plain = self.flow(sessions, replace(v, recalibrate=False))
                 calibration = calibrate_sites(sessions, lambda part: learn_for(part, v),
-                                              model_of=lambda flow: model_for(flow, replace(v, recalibrate=False)))
+                                              model_of=lambda flow: model_for(flow, replace(v, recalibrate=False)),
+                                              count_flow=None if v.features else (lambda part: count_for(part, v)))
                 self._flows[key] = plain.model_copy(update={"site_calibration": calibration})
             else:
                 learns_as_default = not v.features and v.lookback

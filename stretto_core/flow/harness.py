@@ -12,7 +12,9 @@ A weight is how many sessions the body weighs in all ("weigh these 412 sessions 
 counts 100/412); `ALL` counts each session as one (pooled), 0 leaves the body out.
 
 The default (`DEFAULT_MATES`, `DEFAULT_OTHERS`) is the rule that did best on the τ²-bench airline
-and retail agents (`stretto harnesses`, docs/harnesses.md): see there for the table it came from.
+and retail agents (`stretto harnesses`, docs/harnesses.md). That table replays test episodes; checked
+again on the train split alone by cross-validation over task folds (`benchmarks/harness_prior_cv.py`),
+no rule beats it beyond its interval, so it stays (docs/harnesses.md, "Re-checked on the train split").
 """
 
 from __future__ import annotations

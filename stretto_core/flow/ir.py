@@ -342,6 +342,25 @@ def _add(a: Flow, b: Flow, weight: float = 1.0) -> Flow:
                 site_calibration=calibration, promotion=a.promotion or b.promotion)
 
 
+def _add_into(total: Flow, b: Flow) -> None:
+    """`_add(total, b)` written into `total` (a flow `_add` made, owned by the caller): the same
+    counts, without copying the growing total once per flow added."""
+    if (total.features or None) != (b.features or None):
+        raise StrettoError("cannot merge flows with different result features; learn both with the same map")
+    total.counts = Counts.from_model(total.counts).merged(Counts.from_model(b.counts)).to_model()
+    total.contracts.add(b.contracts)
+    total.provenance = Provenance(
+        sources=_merge_sources(list(total.provenance.sources) + list(b.provenance.sources)),
+        learned=(None if total.provenance.learned is None and b.provenance.learned is None
+                 else sorted(set(total.provenance.learned or ()) | set(b.provenance.learned or ()))))
+    total.manifest = total.manifest.union(b.manifest)
+    total.bindings.add(b.bindings)
+    total.intent.add(b.intent)
+    total.thresholds = {**b.thresholds, **total.thresholds}
+    total.site_calibration = _merged_calibration(total.site_calibration, b.site_calibration, 1.0)
+    total.promotion = total.promotion or b.promotion
+
+
 def _merged_calibration(a: SiteCalibration | None, b: SiteCalibration | None,
                         weight: float) -> SiteCalibration | None:
     """Both flows' site counts added; a flow without any lends none."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
 from stretto_core.errors import StrettoError
-from stretto_core.flow.ir import Flow, SessionCounter, _add
+from stretto_core.flow.ir import Flow, SessionCounter, _add, _add_into
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.learn.served import DEFAULT_RULE, teaching_view
 from stretto_core.learn.result_fields import FeatureMap
@@ -217,8 +217,11 @@ def shards(files: Sequence[str], n: int) -> list[list[str]]:
 
 
 def add_all(parts: Sequence[Flow]) -> Flow:
-    """The partial flows added (in the order given: any order gives the same bytes)."""
-    total = parts[0]
-    for part in parts[1:]:
-        total = _add(total, part)
+    """The partial flows added (in the order given: any order gives the same bytes); the first sum
+    is a new flow, the rest are added into it in place (`_add_into`: no copy of the total per part)."""
+    if len(parts) == 1:
+        return parts[0]
+    total = _add(parts[0], parts[1])
+    for part in parts[2:]:
+        _add_into(total, part)
     return total

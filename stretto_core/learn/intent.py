@@ -88,6 +88,12 @@ class IntentCounts(_Model):
 
     def merged(self, other: "IntentCounts", weight: float = 1.0) -> "IntentCounts":
         out = self.model_copy(deep=True)
+        out.add(other, weight)
+        return out
+
+    def add(self, other: "IntentCounts", weight: float = 1.0) -> None:
+        """Add `weight` times `other`, in place (summing many flows copies the total once, not per flow)."""
+        out = self
         _add_flat(out.decisions, other.decisions, weight)
         _add_flat(out.sessions, other.sessions, weight)
         for site, tasks in other.site_tasks.items():
@@ -100,7 +106,6 @@ class IntentCounts(_Model):
             mine = out.said_used.setdefault(site, {})
             for tool, row in tools.items():
                 _add_flat(mine.setdefault(tool, {}), row, weight)
-        return out
 
 
 def _add_flat(into: dict[str, float], other: dict[str, float], weight: float) -> None:

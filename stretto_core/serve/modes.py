@@ -1,4 +1,4 @@
-"""Serving a flow in a mode it learned too few sessions of: the reach shrunk towards the habit.
+"""Serving a flow in a mode it learned too few sessions of: the reach shrunk towards the habit (off by default).
 
 `flow/modes.py` says why, when and how much: where the flow learned sessions of the other mode
 and n_m < 30 of the served one (user present or solo), the reach a candidate is scored by is
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from stretto_core.flow.checks import MAX_ORDER
-from stretto_core.flow.modes import reach_weight
+from stretto_core.flow.modes import SHRINK_BY_MODE, served_weight
 
 
 class ModeShrunk:
@@ -50,10 +50,11 @@ class ModeShrunk:
         return getattr(self.model, name)
 
 
-def model_for_mode(model: Any, solo: bool) -> Any:
-    """The model a session of this mode is served by: `model` itself, or it with its reach shrunk."""
+def model_for_mode(model: Any, solo: bool, shrink: bool = SHRINK_BY_MODE) -> Any:
+    """The model a session of this mode is served by: `model` itself, or it with its reach shrunk
+    (only with `shrink`: off by default, `flow/modes.py` says why)."""
     flow = getattr(model, "flow", None)
     if flow is None:
         return model
-    weight = reach_weight(flow, solo)
+    weight = served_weight(flow, solo, shrink)
     return model if weight >= 1.0 else ModeShrunk(model, weight)

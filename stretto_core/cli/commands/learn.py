@@ -131,15 +131,17 @@ def _recalibrated(flow: Flow, paths: List[str], man, split: str, split_file: Opt
     """The flow with its sites' use counted by cross-fitting the same sessions (`evaluate/site_calibration.py`):
     each fold's flow learned as this one was (its result features kept), served as this one will be."""
     from stretto_core.evaluate.site_calibration import calibrate_sites
-    from stretto_core.flow.ir import learn
+    from stretto_core.flow.ir import count_sessions, learn, manifest_of_sessions
     from stretto_core.serve.runtime import FlowRuntime
 
     sessions = load_for_verb([Path(p) for p in paths], split, split_file, apps=apps)
+    fmap = flow.features if features else None
     calibration = calibrate_sites(
         sessions,
-        lambda part: learn(list(part), man, features=flow.features if features else None, constants=constants,
-                           binding_options=options),
-        prior=prior, model_of=lambda fold_flow: FlowRuntime(fold_flow, binding_options=options, recalibrate=False))
+        lambda part: learn(list(part), man, features=fmap, constants=constants, binding_options=options),
+        prior=prior, model_of=lambda fold_flow: FlowRuntime(fold_flow, binding_options=options, recalibrate=False),
+        count_flow=lambda part: count_sessions(list(part), manifest_of_sessions(part, man), features=fmap,
+                                               constants=constants, binding_options=options))
     return flow.model_copy(update={"site_calibration": calibration})
 
 
