@@ -40,7 +40,8 @@ from stretto_core.sessions.model import Session
 
 THETA = 0.3
 PROTOCOLS = ("own", "prior fixed", "prior falling", "holdout 10%")
-HALVES = (10.0, 30.0, 100.0, 300.0)
+HALVES = (0.0, 10.0, 30.0, 100.0, 300.0, float("inf"))
+"""k = 0: the agent's own sessions alone once it has any; k = ∞: the prior fixed at w0."""
 
 
 def agent_of(s: Session) -> str:

@@ -48,7 +48,7 @@ MIN_SESSIONS = 4
 GRID = [(p, pg, t, h) for h in (0, 1) for t in (0, 1) for p in (3.0, 10.0, 40.0) for pg in (3.0, 10.0, 40.0, float("inf"))]
 """The whole grid (`--choose`); `--grid small` runs the neighbourhood of the chosen arm."""
 SMALL_GRID = [(3.0, pg, 1, h) for h in (0, 1) for pg in (10.0, 40.0)] + [(3.0, 10.0, 0, 0), (10.0, 10.0, 1, 0)]
-CHOSEN = (10.0, 10.0, 1, 1)
+CHOSEN = (3.0, 40.0, 1, 0)
 
 
 def agent_of(s: Session) -> str:
@@ -157,8 +157,10 @@ def utility(t: dict[str, float]) -> float:
     return t["saved"] - THETA / (1 - THETA) * t["detours"]
 
 
-def print_app(app: str, got: dict[str, Any], arms: Sequence[str]) -> None:
-    print(f"\n## {app}: {len(got['agents'])} agents, leave one agent out, two task folds")
+def print_app(app: str, got: dict[str, Any], arms: Sequence[str], split: str) -> None:
+    how = ("two task folds of its train sessions" if split == "train" else
+           "its own train sessions as evidence, its test sessions replayed")
+    print(f"\n## {app} ({split}): {len(got['agents'])} agents, leave one agent out, {how}")
     print("| arm | saved / ceiling | detours (/ep.) | lookups | named_other used / made | utility |\n|---|---|---|---|---|---|")
     for arm in arms:
         t = got["totals"][arm]
@@ -187,7 +189,7 @@ def main() -> None:
         if not got["totals"]:
             raise SystemExit(f"{app}: no agent with {MIN_SESSIONS}+ sessions on the {args.split} split and others to learn from")
         out["apps"][app] = got
-        print_app(app, got, ["none", "binary", *(arm_name(*g) for g in grid)])
+        print_app(app, got, ["none", "binary", *(arm_name(*g) for g in grid)], args.split)
     if args.choose:
         print("\n## utility summed over apps, each app's share of its best arm")
         for arm in ["none", "binary", *(arm_name(*g) for g in grid)]:

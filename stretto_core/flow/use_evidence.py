@@ -35,11 +35,18 @@ EvidenceKey = tuple[str, str, str]
 """(looked-up tool, site, mention class of the lead argument's pick)."""
 Role = Literal["train", "own"]
 
-DEFAULT_SITE_PRIOR = 10.0
-"""P: how many candidates the flow's own mean score weighs as at one key (chosen on train: see DEFAULT_SITE_PRIOR's
-note in docs/promotion.md, `benchmarks/stay_out.py --choose`)."""
-DEFAULT_AGENT_PRIOR = 10.0
-"""P_g: how many expected uses the flow's scores weigh as against the agent's own used ones (train; as above)."""
+DEFAULT_SITE_PRIOR = 3.0
+"""P: how many candidates the flow's own mean score weighs as at one key. Chosen on the train split
+(`benchmarks/stay_out.py --choose`: leave one agent out, two task folds; utility saved − 3/7·detours
+summed over τ² airline, retail, AgentDojo slack, travel): of 3, 10 and 40, 3 is best with train
+evidence (airline 231.0 / 228.1 / 225.1, slack 102.1 / 101.7 / 90.7 at P_g = 40)."""
+DEFAULT_AGENT_PRIOR = 40.0
+"""P_g: how many expected uses the flow's scores weigh as against the agent's own used ones. Train
+split as above: 40 and 10 within 1.3 of each other over the four apps (689.4 / 688.1), 3 and ∞
+below on airline (228.4, 231.0 at 40; 225.x without g at P = 10)."""
+DEFAULT_HOLD = False
+"""Switch off keys whose mean posterior is under θ* (train split, as above: 685.9 with, 689.4 without;
+retail gains, airline, slack and travel lose)."""
 EVIDENCE_FLOOR = 0.1
 """Candidates scored below this are not counted (as in `flow/site_calibration.py`: ratios of noise)."""
 
@@ -91,7 +98,7 @@ class UseEvidence(_Model):
 
     site_prior: NonNegativeFloat = DEFAULT_SITE_PRIOR
     agent_prior: NonNegativeFloat = DEFAULT_AGENT_PRIOR
-    hold: bool = True
+    hold: bool = DEFAULT_HOLD
     """A key whose candidates' mean posterior q̄_k·f_k falls under θ* makes no lookup at all (`held`)."""
     counts: list[UseCount] = Field(default_factory=list)
 
