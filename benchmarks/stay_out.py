@@ -30,12 +30,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lifecycle_data import DEFAULT_CACHE, load_app
-from stretto_core.evaluate.promotion import promotion_of, tally_sites, would_be_lookups
-from stretto_core.evaluate.replay.episode import prepare_sessions
-from stretto_core.evaluate.replay.record import RecordSource
-from stretto_core.evaluate.replay.run import ReplayOptions, build_engine, replay_sessions
-from stretto_core.evaluate.replay.walk import Walk
-from stretto_core.evaluate.site_calibration import NotedBindings
+from stretto_core.evaluate.promotion import promotion_of, tally_sites, weighed_candidates, would_be_lookups
+from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.flow.ir import Flow, learn
 from stretto_core.flow.use_evidence import EvidenceKey, UseEvidence, count_use, evidence_key
 from stretto_core.serve.runtime import FlowRuntime
@@ -83,14 +79,8 @@ class Scaled:
 
 
 def weighed(flow: Flow, sessions: Sequence[Session]) -> list[tuple[EvidenceKey, float, bool]]:
-    """Every candidate weighed replaying `sessions` with `flow`: (key, score, used)."""
-    noting = NotedBindings(FlowRuntime(flow), lambda tool, site, state, got: evidence_key(tool, site, got))
-    engine = build_engine(noting, ReplayOptions(theta=THETA, weigh=True, processes=1))
-    out = []
-    for episode in prepare_sessions(list(sessions)):
-        walk = Walk(episode, engine, RecordSource(), weigh=True).run()
-        out.extend((noting.seen[(c.key, c.site)], c.reach * c.binding, c.used) for c in walk.candidates)
-    return out
+    """Every candidate weighed replaying `sessions` with `flow`: (key, score, used), as `flow promote` counts them."""
+    return [(key, score, used) for key, score, used, _ in weighed_candidates(flow, sessions, THETA)]
 
 
 def measure(model: Any, sessions: Sequence[Session]) -> dict[str, float]:

@@ -23,6 +23,7 @@ from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.rows import LookupRow
 from stretto_core.evaluate.replay.run import ReplayOptions, build_engine, replay_sessions
 from stretto_core.evaluate.replay.walk import Walk
+from stretto_core.evaluate.site_calibration import NotedBindings
 from stretto_core.flow.ir import Flow, learn
 from stretto_core.flow.promotion import (DEFAULT_PRIOR_WEIGHT, Promotion, SitePromotion, default_state, judge)
 from stretto_core.flow.use_evidence import (DEFAULT_AGENT_PRIOR, DEFAULT_SITE_PRIOR, EvidenceKey, UseCount, UseEvidence,
@@ -118,28 +119,9 @@ Noted = tuple[EvidenceKey, float, bool, str]
 """One weighed candidate: its key, its score r·ρ, whether the agent used it, its task."""
 
 
-class _Noting:
-    """A flow model that binds as the one it wraps and notes each binding's evidence key."""
-
-    def __init__(self, model: FlowRuntime) -> None:
-        self.model = model
-        self.seen: dict[tuple[str, str], EvidenceKey] = {}
-
-    def bind(self, tool: str, state: object, site: str) -> object:
-        from stretto_core.sessions.state import call_key
-
-        got = self.model.bind(tool, state, site)  # type: ignore[arg-type]
-        if got is not None:
-            self.seen[(call_key(tool, got.arguments), site)] = evidence_key(tool, site, got)
-        return got
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.model, name)
-
-
 def weighed_candidates(flow: Flow, sessions: Sequence[Session], theta: float = DEFAULT_THETA) -> list[Noted]:
     """Every candidate the flow (unscaled, every site serving) weighs replaying `sessions` from the record."""
-    noting = _Noting(FlowRuntime(unpromoted(flow)))
+    noting = NotedBindings(FlowRuntime(unpromoted(flow)), lambda tool, site, state, got: evidence_key(tool, site, got))
     engine = build_engine(noting, ReplayOptions(theta=theta, weigh=True, processes=1))
     out: list[Noted] = []
     for s in sessions:

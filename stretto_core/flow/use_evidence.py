@@ -8,8 +8,8 @@ posterior use rate there, with the flow's own mean score q̄_k as a Beta prior o
 
     π_k = (U_k + P·g·q̄_k) / (n_k + P),
 
-a key whose π_k falls under θ* makes no lookup (`hold`: the promotion's `held`), and a candidate
-at any other key is served with the score q·π_k/q̄_k = q·f_k,
+with `hold` (off by default: the train split preferred scaling alone) a key whose π_k falls under
+θ* makes no lookup, and a candidate at any other key is served with the score q·π_k/q̄_k = q·f_k,
 
     f_k = (U_k + P·g·q̄_k) / (Q_k + P·q̄_k),
 

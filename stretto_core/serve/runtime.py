@@ -61,7 +61,8 @@ class FlowRuntime:
         evidence = promotion.evidence if promotion is not None else None
         self.use_factors, self.use_default = evidence.factors() if evidence is not None else ({}, 1.0)
         """Each key's f on ρ from the promotion's evidence (`flow/use_evidence.py`), and g for the rest."""
-        self.held_keys = evidence.held(promotion.theta_star) if evidence is not None and evidence.hold else frozenset()
+        self.held_keys = (evidence.held(promotion.theta_star) if promotion is not None and evidence is not None
+                          and evidence.hold else frozenset())
         """Keys (tool, site, mention) whose mean posterior of use falls under θ*: no lookup there."""
         if evidence is not None:
             self.promoted = {}  # with evidence the keys decide: held ones switched off, the rest scaled
