@@ -104,3 +104,19 @@ def test_an_agent_that_reads_ahead_keeps_its_savings(shop) -> None:
     before = replay_sessions(FlowRuntime(flow), sessions[30:40], ReplayOptions(processes=1))
     after = replay_sessions(FlowRuntime(promoted), sessions[30:40], ReplayOptions(processes=1))
     assert before.turns_saved > 0 and after.turns_saved >= before.turns_saved * 0.9
+
+
+def test_with_hold_a_key_whose_mean_posterior_is_under_theta_makes_no_lookup(shop) -> None:
+    sessions, flow = shop
+    promoted = promote(flow, [terse(s) for s in sessions[20:30]])[0]
+    assert promoted.promotion is not None and promoted.promotion.evidence is not None
+    evidence = promoted.promotion.evidence.model_copy(update={"hold": True})
+    held = evidence.held(promoted.promotion.theta_star)
+    assert held
+    holding = promoted.model_copy(update={"promotion": promoted.promotion.model_copy(update={"evidence": evidence})})
+    later = [terse(s) for s in sessions[30:40]]
+    scaled = replay_sessions(FlowRuntime(flow), later, ReplayOptions(processes=1))
+    made = {(r.tool, r.site) for r in scaled.lookup_rows}
+    assert any((tool, site) in made for tool, site, _ in held)
+    after = replay_sessions(FlowRuntime(holding), later, ReplayOptions(processes=1))
+    assert not any((r.tool, r.site, "plain") in held for r in after.lookup_rows)
