@@ -172,7 +172,8 @@ def describe(promotion: Promotion) -> list[str]:
         lines += [f"Keys held back (their mean posterior chance of use is under θ*: no lookup there): {len(held_keys)}",
                   ""] + [f"- `{tool}` after `{site}`, pick {mention}" for tool, site, mention in held_keys] + [""]
     if p.sites:
-        lines += ["| site | lookup | state | would-be | used | tasks | mean score | posterior | Wilson low |",
+        counted = "weighed" if p.evidence is not None else "would-be"
+        lines += [f"| site | lookup | state | {counted} | used | tasks | mean score | posterior | Wilson low |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for s in p.sites:
             mean = s.score / s.lookups if s.lookups else 0.0

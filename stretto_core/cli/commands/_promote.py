@@ -69,8 +69,9 @@ def promote_command(
         typer.echo(f"  the agent's back-off g = {evidence.agent_factor():.3f} (every score times its site's f ≤ 1; "
                    f"a site the evidence never reached times g)")
     for s in sites:
+        what = "weighed candidates" if evidence is not None else "would-be lookups"
         typer.echo(f"  {'HELD ' if s.state == 'held' else 'ok   '} after {s.site}: {s.tool}  "
-                   f"{s.used:g}/{s.lookups:g} used in {s.tasks} tasks, posterior {s.posterior or 0:.3f}")
+                   f"{s.used:g} of {s.lookups:g} {what} used, in {s.tasks} tasks; posterior {s.posterior or 0:.3f}")
     if not sites:
         typer.echo("  no candidate was weighed on those sessions")
     typer.echo(f"{len(sites) - len(held)} site lookups promoted, {len(held)} held back; "
