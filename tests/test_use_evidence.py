@@ -120,3 +120,25 @@ def test_with_hold_a_key_whose_mean_posterior_is_under_theta_makes_no_lookup(sho
     assert any((tool, site) in made for tool, site, _ in held)
     after = replay_sessions(FlowRuntime(holding), later, ReplayOptions(processes=1))
     assert not any((r.tool, r.site, "plain") in held for r in after.lookup_rows)
+
+
+def test_the_cli_counts_train_evidence_beside_the_agents_own(shop, tmp_path, capsys) -> None:
+    from stretto_core.cli import main
+    from stretto_core.flow.ir import load_flow, save_flow
+    from stretto_core.sessions.store import write_session
+
+    sessions, flow = shop
+    for s in sessions[:20]:
+        write_session(s, tmp_path / "train")
+    for s in sessions[20:30]:
+        write_session(terse(s), tmp_path / "own")
+    save_flow(flow, tmp_path / "app.flow.json")
+    assert main(["flow", "promote", str(tmp_path / "app.flow.json"), "--sessions", str(tmp_path / "own"),
+                 "--train-sessions", str(tmp_path / "train")]) == 0
+    assert "the agent's back-off g = " in capsys.readouterr().out
+    promoted = load_flow(tmp_path / "app.flow.json")
+    assert promoted.promotion is not None and promoted.promotion.evidence is not None
+    roles = {c.role for c in promoted.promotion.evidence.counts}
+    assert roles == {"train", "own"}
+    assert main(["flow", "promote", str(tmp_path / "app.flow.json"), "--sessions", str(tmp_path / "own"),
+                 "--agent-prior", "-1"]) == 2
