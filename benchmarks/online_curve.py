@@ -40,7 +40,8 @@ from stretto_core.sessions.model import Session
 
 THETA = 0.3
 PROTOCOLS = ("own", "prior fixed", "prior falling", "holdout 10%")
-HALVES = (10.0, 30.0, 100.0, 300.0)
+HALVES = (0.0, 10.0, 30.0, 100.0, 300.0, float("inf"))
+"""k = 0: the agent's own sessions alone once it has any; k = ∞: the prior fixed at w0."""
 
 
 def agent_of(s: Session) -> str:
@@ -59,12 +60,16 @@ def utility(row: dict[str, float]) -> float:
     return row["saved"] - row["detours"] * THETA / (1 - THETA)
 
 
+CHOOSE_NS = (10, 30, 50)
+"""The agent's first n train sessions learn, its later ones (at least 20) are replayed."""
+
+
 def choose_half(groups: dict[str, tuple[list[Session], list[Session]]]) -> dict[float, float]:
     """Utility per k over each agent's later train sessions (no test session read)."""
     totals: dict[float, float] = defaultdict(float)
     for own, others in groups.values():
-        for n in (10, 30):
-            if len(own) <= n + 5:
+        for n in CHOOSE_NS:
+            if len(own) < n + 20:
                 continue
             for k in HALVES:
                 flow = learn(own[:n], prior=others, prior_weight=prior_weight_at(n, DEFAULT_PRIOR_SESSIONS, k))

@@ -71,3 +71,32 @@ def test_flow_stage_counts_served_sessions_by_the_rule_it_is_given(sessions, tmp
     assert looked_up > 0
     assert sum(calls["said"].values()) > sum(calls["drop"].values())
     assert main(["flow", "stage", str(tmp_path / "said"), "--served-rule", "everything"]) == 2
+
+
+def test_flow_stage_with_a_prior_file_weighs_it_less_as_the_apps_own_sessions_are_staged(sessions, tmp_path, capsys) -> None:
+    from stretto_core.cli import main
+    from stretto_core.flow.ir import load_flow, save_flow
+    from stretto_core.sessions.store import write_session
+
+    others = sessions[:20]
+    own = [s.model_copy(update={"header": s.header.model_copy(update={"task_id": None})})  # as an app records them
+           for s in sessions[20:36]]
+    dep = tmp_path / "app"
+    save_flow(learn(others, MANIFEST), dep / "prior.flow.json")  # as `stretto learn OTHERS --out` writes it
+    for s in own[:8]:
+        write_session(s, dep / "sessions")
+    assert main(["flow", "stage", str(dep), "--settled", "0", "--prior-half", "4"]) == 0
+    first = load_flow(dep / "flow.staged.json")
+    assert "weigh 33.3 sessions beside the app's own 8" in capsys.readouterr().out  # 100·4/(4+8)
+    assert main(["flow", "commit", str(dep)]) == 0
+    for s in own[8:]:
+        write_session(s, dep / "sessions")
+    assert main(["flow", "stage", str(dep), "--settled", "0", "--prior-half", "4"]) == 0
+    assert "weigh 20.0 sessions beside the app's own 16" in capsys.readouterr().out
+    second = load_flow(dep / "flow.staged.json")
+    w = prior_weight_at(16, 100, 4)
+    batch = learn(own, MANIFEST, prior=others, prior_weight=w)
+    assert second.contracts.calls == batch.contracts.calls  # the counts of a batch learn at w(16), exactly
+    assert sum(second.contracts.calls.values()) < sum(first.contracts.calls.values()) + sum(
+        s_calls for s_calls in learn(own[8:], MANIFEST).contracts.calls.values())  # the prior's share fell
+    assert main(["flow", "stage", str(dep), "--settled", "0", "--prior-half", "-1"]) == 2

@@ -5,6 +5,8 @@
     <deployment>/flow.staged.json     the next flow, staged from new sessions, not served yet
     <deployment>/history/log.jsonl    one JSON line per stage, commit and rollback (`LogEntry`)
     <deployment>/history/v000003.flow.json   each committed version's file, byte for byte
+    <deployment>/prior.flow.json      optional: other agents' counts, a prior whose weight falls
+                                      as the app's own sessions are staged (`flow/online.py`)
 
 `stage` adds only the sessions no version counted yet to the staged flow (an exact merge: counts
 add, so staging as sessions arrive equals learning them at once); `commit` makes the staged flow
@@ -36,6 +38,7 @@ from stretto_core.sessions.jsonfile import write_atomic
 FLOW_NAME = "flow.json"
 STAGED_NAME = "flow.staged.json"
 SESSIONS_NAME = "sessions"
+PRIOR_NAME = "prior.flow.json"
 HISTORY_NAME = "history"
 LOG_NAME = "log.jsonl"
 
@@ -147,11 +150,14 @@ class Deployment:
             os.close(fd)
 
     def stage(self, count: Callable[[list[Path]], Flow | None], *, settled: float = SETTLED_SECONDS,
-              command_note: str = "") -> LogEntry | None:
+              command_note: str = "", recount: bool = False) -> LogEntry | None:
         """Count the session files no version counted yet into the staged flow; None when none is new.
 
         `count(files)` learns a flow of just those files (None: nothing in them to learn); it is
-        added to the staged flow, else to the committed one, else it is the staged flow."""
+        added to the staged flow, else to the committed one, else it is the staged flow.
+        `recount`: `count` is given every session file the staged flow counts (the committed
+        version's, those staged since, the new ones: those still on disk) and its flow is the
+        staged flow, the base's promotion kept (a prior whose weight depends on them all)."""
         with self.locked():
             entries = self._adopted(self.entries())
             staged_files, base = self.staged_since(entries)
@@ -159,11 +165,19 @@ class Deployment:
             new = self._new_sessions(known, settled)
             if not new:
                 return None
-            learned = count([self.sessions / name for name in new])
+            if recount:
+                names = sorted(n for n in known | set(new) if (self.sessions / n).is_file())
+                learned = count([self.sessions / name for name in names])
+            else:
+                learned = count([self.sessions / name for name in new])
             if learned is None:
                 return None
             base_flow = self._base_flow(staged_files)
-            flow = learned if base_flow is None else merge(base_flow, learned)
+            if recount:
+                kept = base_flow.promotion if base_flow is not None else None
+                flow = learned if kept is None else learned.model_copy(update={"promotion": kept})
+            else:
+                flow = learned if base_flow is None else merge(base_flow, learned)
             return self._staged(flow, new, entries, staged_files, base, command_note)
 
     def stage_flow(self, flow: Flow, sessions_added: Sequence[str] = (), note: str = "") -> LogEntry:

@@ -7,17 +7,23 @@ deciding, and counts, per site lookup (the site a lookup rides on and the tool i
 the would-be lookups, how many the agent then made itself before its next write (used), and
 in how many tasks. A bar turns that evidence into a state:
 
-- `posterior` (the default): the site's use rate with the flow's own mean score q̄ there as a
-  Beta prior of weight P, (used + P·q̄) / (lookups + P), against θ* = δ/(β+δ), the threshold the
-  costs give (paper §2.3, Appendix B). A lookup is worth making when its chance of use clears θ*,
-  and this asks it of the site's counted rate, shrunk towards the score that made the flow want
-  it: a site with little evidence keeps its score, one with much takes its rate.
+- `posterior` (the default): every candidate the flow weighs on those sessions is counted at its
+  key (tool, site, mention class), and the flow keeps the counts (`evidence`,
+  `flow/use_evidence.py`). Served, a candidate's score is its posterior chance of use there,
+  q·f_k, f_k = (U + P·g·q̄)/(Q + P·q̄) ≤ 1, g the agent's own back-off over all its evidence:
+  the speculator's threshold θ = θ* (paper §2.3, Appendix B) then asks of each lookup what
+  promotion asks of a site, and the two are one mechanism. A site's `state` says whether its
+  candidates' mean posterior clears θ*; a `held` site is backed off, not switched off (a
+  candidate scored far above the site's mean may still clear θ). Train-split evidence (each
+  agent weighed by a flow learned without it: `--train-sessions`) adds into the same counts.
+  (Before, this bar switched a site off when (used + 3·q̄)/(lookups + 3) of its would-be lookups
+  fell under θ*: `benchmarks/stay_out.py` compares both on the train split.)
 - `strict`: the reference implementation's bar: used ≥ 0.7, the Wilson lower bound (95%) of the
   use rate ≥ 0.5, and would-be lookups in at least 3 tasks.
 
-A held site makes no lookup (`serve/runtime.py` binds nothing there). A site the evidence never
-reached keeps the bar's default: promoted under `posterior` (its score is all there is, and it
-cleared θ), held under `strict` (fewer than 3 tasks).
+Under `strict` a held site makes no lookup (`serve/runtime.py` binds nothing there); under
+`posterior` with evidence every score is scaled. A site the evidence never reached keeps the
+bar's default: promoted under `posterior` (scaled by g), held under `strict` (fewer than 3 tasks).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt
 
 from stretto_core.errors import StrettoError
+from stretto_core.flow.use_evidence import UseEvidence
 
 PromotionState = Literal["promoted", "held"]
 Bar = Literal["posterior", "strict"]
@@ -91,6 +98,9 @@ class Promotion(_Model):
     """The state of a site lookup the evidence never reached."""
     sites: list[SitePromotion] = Field(default_factory=list)
     """Sorted by (site, tool)."""
+    evidence: UseEvidence | None = None
+    """The counts of use the posterior bar serves with (`flow/use_evidence.py`); None: states alone
+    (the strict bar, or a flow promoted before evidence was kept: held sites make no lookup)."""
 
     def held(self) -> frozenset[tuple[str, str]]:
         """The (site, tool) pairs that make no lookup, beyond `unscored`'s."""
@@ -147,12 +157,23 @@ def describe(promotion: Promotion) -> list[str]:
            if p.bar == "posterior" else
            f"strict: used ≥ {STRICT_USED}, Wilson lower bound ≥ {STRICT_WILSON}, ≥ {STRICT_TASKS} tasks")
     held = sum(1 for s in p.sites if s.state == "held")
+    if p.evidence is not None:
+        g = p.evidence.agent_factor()
+        bar = (f"posterior chance of use, served as the score (each candidate's r·ρ times its key's f; the flow's "
+               f"score weighs as {p.evidence.site_prior:g} candidates at a key, {p.evidence.agent_prior:g} expected "
+               f"uses against the agent's own); the agent's back-off g = {g:.3f}; a site's state: its mean "
+               f"posterior against θ* = {p.theta_star:.3g}")
     lines = ["", "## Promotion", "",
              f"Bar: {bar}; judged on {p.sessions} clean sessions the flow did not learn from. "
-             f"{held} of {len(p.sites)} site lookups held back (they make no lookup); a site lookup "
+             f"{held} of {len(p.sites)} site lookups held back ({'backed off' if p.evidence is not None else 'they make no lookup'}); a site lookup "
              f"not listed is {p.unscored}.", ""]
+    if p.evidence is not None and p.evidence.hold:
+        held_keys = sorted(p.evidence.held(p.theta_star))
+        lines += [f"Keys held back (their mean posterior chance of use is under θ*: no lookup there): {len(held_keys)}",
+                  ""] + [f"- `{tool}` after `{site}`, pick {mention}" for tool, site, mention in held_keys] + [""]
     if p.sites:
-        lines += ["| site | lookup | state | would-be | used | tasks | mean score | posterior | Wilson low |",
+        counted = "weighed" if p.evidence is not None else "would-be"
+        lines += [f"| site | lookup | state | {counted} | used | tasks | mean score | posterior | Wilson low |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for s in p.sites:
             mean = s.score / s.lookups if s.lookups else 0.0

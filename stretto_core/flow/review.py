@@ -108,7 +108,8 @@ def show(flow: Flow, theta: float = 0.3, floor: float = SHOW_FLOOR) -> str:
                       "| lookup | reach r | ρ | score | sources |", "|---|---|---|---|---|"]
         mark = " ✓" if row.score >= flow.thresholds.get(site_of_symbol(row.site), theta) else ""
         if flow.promotion is not None and flow.promotion.state_of(site_of_symbol(row.site), row.tool) == "held":
-            mark = " (held back: no lookup)"
+            mark = (" (held back: backed off to its chance of use)" if flow.promotion.evidence is not None
+                    else " (held back: no lookup)")
         lines.append(f"| `{row.tool}`{mark} | {row.reach:.3f} | {row.rho:.3f} | {row.score:.3f} | "
                      f"{'; '.join(row.sources) or '-'} |")
     lines += calibration_lines(flow)
@@ -200,7 +201,8 @@ def _promotion_diff(old: Flow, new: Flow, d: Diff) -> None:
         if now == "promoted":
             d.review.append(f"after {site}: {tool} newly promoted (it makes lookups again)")
         else:
-            d.info.append(f"after {site}: {tool} held back (no lookup)")
+            scaled = new.promotion is not None and new.promotion.evidence is not None
+            d.info.append(f"after {site}: {tool} held back ({'backed off' if scaled else 'no lookup'})")
 
 
 def _calibration_diff(old: Flow, new: Flow, tolerance: float, d: Diff) -> None:

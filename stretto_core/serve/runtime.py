@@ -14,6 +14,7 @@ from stretto_core.serve.intent import IntentLifts
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
 from stretto_core.flow.ir import Flow
 from stretto_core.flow.site_calibration import SiteKey, site_key
+from stretto_core.flow.use_evidence import evidence_key
 from stretto_core.sessions.focus import Focus
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.state import ToolState
@@ -57,6 +58,14 @@ class FlowRuntime:
         """Each judged (site, lookup)'s promotion (`flow/promotion.py`); a held one binds nothing."""
         self.unscored_promoted = promotion is None or promotion.unscored == "promoted"
         """Whether a (site, lookup) the promotion never judged serves."""
+        evidence = promotion.evidence if promotion is not None else None
+        self.use_factors, self.use_default = evidence.factors() if evidence is not None else ({}, 1.0)
+        """Each key's f on ρ from the promotion's evidence (`flow/use_evidence.py`), and g for the rest."""
+        self.held_keys = (evidence.held(promotion.theta_star) if promotion is not None and evidence is not None
+                          and evidence.hold else frozenset())
+        """Keys (tool, site, mention) whose mean posterior of use falls under θ*: no lookup there."""
+        if evidence is not None:
+            self.promoted = {}  # with evidence the keys decide: held ones switched off, the rest scaled
 
     def serves(self, site: str, tool: str) -> bool:
         """Whether the flow's promotion lets `tool` be looked up at `site` (no promotion: yes)."""
@@ -81,10 +90,16 @@ class FlowRuntime:
         if not self.serves(site, tool):
             return None  # held back by promotion: no lookup here, whatever it scores
         got = bind(self.table, tool, state, site, self.binding_options.align)
-        if got is None or not self.site_factors:
-            return got
-        f = self.site_factors.get(site_key(tool, site, got))
-        return got if f is None else replace(got, rho=min(1.0, got.rho * f))
+        if got is not None and self.site_factors:
+            f = self.site_factors.get(site_key(tool, site, got))
+            got = got if f is None else replace(got, rho=min(1.0, got.rho * f))
+        if got is not None and (self.use_factors or self.use_default != 1.0):
+            key = evidence_key(tool, site, got)
+            if key in self.held_keys:
+                return None
+            u = self.use_factors.get(key, self.use_default)
+            got = got if u == 1.0 else replace(got, rho=got.rho * u)
+        return got
 
     def threshold(self, site: str, default: float) -> float:
         return self.flow.thresholds.get(site, default)

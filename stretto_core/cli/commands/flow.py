@@ -9,10 +9,10 @@ from pathlib import Path
 import typer
 
 from stretto_core.errors import StrettoError
-from stretto_core.flow.history import SETTLED_SECONDS
+from stretto_core.flow.history import PRIOR_NAME, SETTLED_SECONDS
 from stretto_core.flow.ir import Flow, load_flow, merge, save_flow
 from stretto_core.flow.review import diff, show
-from stretto_core.learn.served import DEFAULT_RULE, RULES
+from stretto_core.learn.served import DEFAULT_PRIOR_HALF, DEFAULT_PRIOR_SESSIONS, DEFAULT_RULE, RULES, prior_weight_at
 from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.manifest import ToolManifest, load_manifest
 
@@ -97,8 +97,15 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
                   rule: str = typer.Option(DEFAULT_RULE, "--served-rule", "--rule", help="What a served session teaches: "
                                            "said (a lookup counts as the agent's call when a value of it is passed "
                                            "on or said before the next write), used (passed on only), all, drop, "
-                                           "or holdout (served sessions teach nothing); docs/promotion.md.")) -> None:
-    """Count the sessions no version counted yet into the staged flow (counts add: exact)."""
+                                           "or holdout (served sessions teach nothing); docs/promotion.md."),
+                  prior_weight: float = typer.Option(DEFAULT_PRIOR_SESSIONS, "--prior-weight", help="With "
+                                                     "DEPLOYMENT/prior.flow.json: what the other agents' sessions "
+                                                     "weigh as, in sessions, before any of the app's own (w0)."),
+                  prior_half: float = typer.Option(DEFAULT_PRIOR_HALF, "--prior-half", help="With a prior: after "
+                                                   "this many of the app's own sessions it weighs half of w0 "
+                                                   "(w(n) = w0·k/(k+n); inf: fixed).")) -> None:
+    """Count the sessions no version counted yet into the staged flow (counts add: exact); with
+    DEPLOYMENT/prior.flow.json, other agents' counts join at a weight that falls as the app's own arrive."""
     if rule not in RULES:
         raise StrettoError(f"--served-rule is one of {', '.join(RULES)}, not {rule!r}")
     if not (math.isfinite(settled) and settled >= 0):
@@ -110,7 +117,32 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
         raise StrettoError(f"{dep.sessions}: no sessions folder (record the app's sessions there: "
                            f"store={str(dep.sessions)!r})")
     man = load_manifest(manifest) if manifest else None
-    entry = dep.stage(lambda files: count_session_files(files, man, rule), settled=settled, command_note=f"rule {rule}")
+    for name, value in (("--prior-weight", prior_weight), ("--prior-half", prior_half)):
+        if math.isnan(value) or value < 0 or (name == "--prior-weight" and math.isinf(value)):
+            raise StrettoError(f"{name} must be a number ≥ 0{' (inf: fixed)' if name == '--prior-half' else ''}, "
+                               f"not {value}")
+    prior_path = dep.root / PRIOR_NAME
+    if prior_path.exists():
+        from stretto_core.flow.online import Staged
+
+        prior = load_flow(prior_path)
+        counted: list[int] = []
+
+        def with_prior(files: list[Path]) -> Flow | None:
+            own = count_session_files(files, man, rule)
+            staged = Staged(own=own, prior=prior, w0=prior_weight, half=prior_half)
+            counted.append(staged.sessions)
+            return staged.flow() if own is not None else None
+
+        entry = dep.stage(with_prior, settled=settled, recount=True,
+                          command_note=f"rule {rule}; prior {PRIOR_NAME} w0 {prior_weight:g} k {prior_half:g}")
+        if entry is not None:
+            n = counted[-1]
+            typer.echo(f"prior {prior_path}: other agents' sessions weigh "
+                       f"{prior_weight_at(n, prior_weight, prior_half):.1f} sessions beside the app's own {n}")
+    else:
+        entry = dep.stage(lambda files: count_session_files(files, man, rule), settled=settled,
+                          command_note=f"rule {rule}")
     if entry is None:
         typer.echo(f"nothing new to stage in {dep.sessions}")
         return
