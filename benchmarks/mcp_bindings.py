@@ -8,10 +8,13 @@ when it is not there; the benchmark fails if npm cannot install it) and the real
 (PyPI) each run behind `stretto proxy`, driven by a scripted host (the `mcp` package's `Client`)
 that walks as an agent would:
 
-    filesystem   list_directory(folder) -> read_text_file(folder/<first listed file>)
-                 [-> the next listed file]; or, where the user named a file, that file
-    git          git_log(repo) -> git_show(repo, <newest listed commit>) [-> the next one];
-                 or, where the user named a commit by its message, that commit
+    filesystem   list_directory(folder) -> read_text_file(folder/<name>) for every listed file
+                 ("summarize the files in F", half the users), for the one about a topic
+                 ("what the budget file says", 30%: its name holds the word), or for the
+                 file the user named (20%)
+    git          git_log(repo) -> git_show(repo, <sha>) of the newest commit (half the users),
+                 of the two newest ("summarize the last two commits", 25%), or of the commit
+                 the user named by its message (25%)
 
 Before each of its reads the host looks through the lookups stretto appended to what it was
 shown so far; a lookup of that very call is a turn it does not take (the proxy's results are
@@ -83,6 +86,7 @@ def _git(repo: Path, *args: str) -> None:
 
 
 def make_fs_episode(root: Path, i: int, rng: random.Random, server: list[str]) -> Episode:
+    """Half the users ask for every file, a third for the file about a topic, the rest name a file."""
     folder = root / f"ws{i}" / rng.choice(["docs", "notes", "papers", "inbox"])
     folder.mkdir(parents=True)
     (folder / "archive").mkdir()
@@ -90,18 +94,23 @@ def make_fs_episode(root: Path, i: int, rng: random.Random, server: list[str]) -
     for n in names:
         (folder / f"{n}-{rng.randint(10, 99)}.{rng.choice(['md', 'txt'])}").write_text(f"{n} for {i}\n")
     files = sorted(p.name for p in folder.iterdir() if p.is_file())
-    named = rng.random() < 0.2
-    wanted = rng.choice(files[1:]) if named else None
-    said = (f"What does {wanted} in {folder} say?" if wanted else f"Summarize the files in {folder}.")
-    two = rng.random() < 0.5
+    draw = rng.random()
+    if draw < 0.5:
+        said, wanted = f"Summarize the files in {folder}.", None
+    elif draw < 0.8:
+        topic = rng.choice(files).split("-")[0]
+        said, wanted = f"Find what the {topic} file in {folder} says.", topic
+    else:
+        exact = rng.choice(files)
+        said, wanted = f"What does {exact} in {folder} say?", exact
     return Episode("filesystem", said, [*server, str(root / f"ws{i}")],
                    ("list_directory", {"path": str(folder)}),
-                   [lambda text, f=str(folder), w=wanted, two=two: _fs_reads(text, f, w, two)])
+                   [lambda text, f=str(folder), w=wanted: _fs_reads(text, f, w)])
 
 
-def _fs_reads(listing: str, folder: str, wanted: str | None, two: bool) -> list[tuple[str, dict[str, Any]]]:
+def _fs_reads(listing: str, folder: str, wanted: str | None) -> list[tuple[str, dict[str, Any]]]:
     listed = [line[len("[FILE] "):] for line in listing.splitlines() if line.startswith("[FILE] ")]
-    chosen = [wanted] if wanted else listed[:2 if two else 1]
+    chosen = listed if wanted is None else [n for n in listed if n == wanted or n.startswith(wanted + "-")][:1]
     return [("read_text_file", {"path": f"{folder}/{name}"}) for name in chosen]
 
 
@@ -116,17 +125,20 @@ def make_git_episode(root: Path, i: int, rng: random.Random, server: list[str]) 
         (repo / f"file{k}.txt").write_text(f"{message}\n")
         _git(repo, "add", ".")
         _git(repo, "commit", "-qm", message)
-    named = rng.random() < 0.2
-    wanted = rng.choice(messages[:-1]) if named else None
-    said = (f"In {repo}, what did the commit '{wanted}' change?" if wanted
-            else f"What changed in the latest commit of {repo}?")
-    two = rng.random() < 0.3
+    draw = rng.random()
+    if draw < 0.5:
+        said, wanted, count = f"What changed in the latest commit of {repo}?", None, 1
+    elif draw < 0.75:
+        said, wanted, count = f"Summarize the last two commits of {repo}.", None, 2
+    else:
+        wanted = rng.choice(messages)
+        said, count = f"In {repo}, what did the commit '{wanted}' change?", 1
     return Episode("git", said, [*server, "--repository", str(repo)],
                    ("git_log", {"repo_path": str(repo)}),
-                   [lambda text, r=str(repo), w=wanted, two=two: _git_reads(text, r, w, two)])
+                   [lambda text, r=str(repo), w=wanted, n=count: _git_reads(text, r, w, n)])
 
 
-def _git_reads(log: str, repo: str, wanted: str | None, two: bool) -> list[tuple[str, dict[str, Any]]]:
+def _git_reads(log: str, repo: str, wanted: str | None, count: int) -> list[tuple[str, dict[str, Any]]]:
     shas, messages = [], []
     for line in log.splitlines():
         if line.startswith("Commit: "):
@@ -136,7 +148,7 @@ def _git_reads(log: str, repo: str, wanted: str | None, two: bool) -> list[tuple
     if wanted:
         chosen = [shas[messages.index(wanted)]]
     else:
-        chosen = shas[:2 if two else 1]
+        chosen = shas[:count]
     return [("git_show", {"repo_path": repo, "revision": sha}) for sha in chosen]
 
 

@@ -75,6 +75,7 @@ from stretto_core.learn.bindings.model import (ALIGNED, BINDINGS_FORMAT_VERSION,
                                          FREE, PLAIN, ArgCounts,
                                          ArgTable, BindingCounts, BindingTable, LookupCounts, LookupTable,
                                          NamedCounts)
+from stretto_core.learn.bindings.derived import has_piece, parse_template
 from stretto_core.learn.bindings.derived_compile import derived_arg
 from stretto_core.learn.bindings.named import class_lifts
 from stretto_core.sessions.manifest import REQUIRED_SHARE
@@ -142,6 +143,10 @@ def _lookup(counts: LookupCounts, constants: bool, tool: str = "", named: NamedC
                               rho={DEFAULT_ORDER: {PLAIN: (c.calls + 1.0) / (calls + 2.0)}})
     if missing:
         return LookupTable(kind="unbound", args=args, reason="no source for " + ", ".join(missing), **base)
+    if bound and all(args[a].mode == "derived" and not has_piece(parse_template(args[a].template or ""))
+                     for a in bound):
+        return LookupTable(kind="unbound", args=args, reason="only the agent's earlier arguments for "
+                           + ", ".join(bound), **base)
     lead = _lead(args, bound)
     if lead is not None and named is not None and args[lead].mode == "value":
         lead_table = args[lead]

@@ -24,9 +24,14 @@ Slots:
 A template holds one `arg` slot at most, at its start, and one piece (`text`, `line` or
 `path`) at most; literals are at most 24 characters and never words the user wrote (so a flow
 never carries a user's value to another session; an `arg` slot is filled in the session it
-serves, from the agent's own call). The pick: the first candidate, in the pool's order
-(the newest result first, document order within), whose composed value was not yet passed to
-the tool as the argument.
+serves, from the agent's own call). A piece the user wrote is never a candidate (the
+user's words are no source here: the agent took that value from them, not from the result).
+The pick: the first candidate, in the pool's order (the newest result first, document order
+within), whose composed value was not yet passed to the tool as the argument.
+
+A lookup is never bound by `arg` slots alone (`bindings_compile`): its arguments would only
+repeat values the agent passed already, mostly values the user gave; such an argument rides
+along with one taken from a result.
 """
 
 from __future__ import annotations
@@ -200,9 +205,10 @@ def candidates(template: Template, pools: Pools) -> Iterator[str]:
     if piece is None:
         yield prefix + suffix
         return
+    state = pools.state
     for entry in pools(piece.tool):
         for value in _piece_values(piece, entry):
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and not state.mentioned(value):
                 yield prefix + str(value) + suffix
 
 
