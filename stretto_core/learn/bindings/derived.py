@@ -66,7 +66,7 @@ SLOT_KINDS = ("arg", "text", "line", "path")
 
 _TOKEN = re.compile(r"[^\s'\"`<>()\[\]{},;]+")
 _SLOT = re.compile(r"\{(arg|text|line|path) (\S+) ([^{}]*)\}")
-_BREAK = re.compile(r"[/\\:@ .=?&#_\-]")
+_NOT_ANCHOR = re.compile(r"[0-9{}]")
 
 
 @dataclass(frozen=True)
@@ -110,28 +110,32 @@ def parse_template(key: str) -> Template:
 # -- what a result's text offers --------------------------------------------------------------
 
 def text_candidates(entry: ResultEntry) -> list[tuple[str, str, str]]:
-    """(kind, anchor, piece) of every line of the result's raw text, in document order (cached)."""
-    got = entry.cache.get("text_candidates")
+    """(kind, anchor, piece) of every line of the result's raw text, in document order (cached on
+    the result's index, shared by every state holding the same result)."""
+    views = entry.index_views
+    got = views.get("text_candidates")
     if got is not None:
         return got
-    out: list[tuple[str, str, str]] = []
     text = entry.cache.get(RAW_TEXT)
-    if isinstance(text, str) and not _looks_json(text):
+    if not isinstance(text, str):
+        return []  # this state kept no text of the tool: nothing to read, nothing cached
+    out: list[tuple[str, str, str]] = []
+    if not _looks_json(text):
         for raw in text.splitlines()[:MAX_TEXT_LINES]:
             line = raw.strip()
             for n, m in enumerate(_TOKEN.finditer(line)):
                 if n >= TOKENS_PER_LINE:
                     break
-                anchor = line[:m.start()]
-                if len(anchor) > MAX_ANCHOR or any(c.isdigit() for c in anchor) or "{" in anchor or "}" in anchor:
+                start = m.start()
+                anchor = line[:start]
+                if start > MAX_ANCHOR or _NOT_ANCHOR.search(anchor):
                     break
                 token = m.group(0).rstrip(".,:")
                 if token:
                     out.append(("text", anchor, token))
-                rest = line[m.start():]
-                if rest != token and any(c.isspace() for c in rest):
-                    out.append(("line", anchor, rest))
-    entry.cache["text_candidates"] = out
+                if m.end() < len(line):
+                    out.append(("line", anchor, line[start:]))
+    views["text_candidates"] = out
     return out
 
 

@@ -3,7 +3,7 @@
 Walking the session, at each of the agent's read calls, for each string argument:
 
     snapshot    (tool, argument, results so far, values passed so far, the value): every call
-    discover    a value no result held whole: the templates that compose it (at most
+    discover    a value no result held whole and the user did not write: the templates that compose it (at most
                 `MAX_TEMPLATES_PER_VALUE`, those with an `arg` prefix or none first, then the
                 longest piece): found[template] += 1
 
@@ -57,8 +57,8 @@ class DerivedLearner:
             return
         upto = len(state.results)
         self.snapshots.append((tool, arg, upto, frozenset(state.passed_values(tool, arg)), key))
-        if traced:
-            return
+        if traced or state.mentioned(value):
+            return  # a result held it whole, or the user wrote it whole: nothing was composed
         found = self.found.setdefault((tool, arg), {})
         for template in discover(state, tool, arg, value):
             k = template.key
@@ -98,6 +98,7 @@ def discover(state: ToolState, tool: str, arg: str, value: str) -> list[Template
             found.append(((0, 0, 0), Template((slot,))))
     breaks = _breaks(value)
     sources = [t for t in state.ok_results if t]
+    seen, in_text = state.seen_values, _text_keys(state)
     for i in breaks:
         for j in breaks:
             if j <= i:
@@ -107,6 +108,8 @@ def discover(state: ToolState, tool: str, arg: str, value: str) -> list[Template
             if key is None or piece != piece.strip():
                 continue
             whole = i == 0 and j == len(value)
+            if key not in in_text and (whole or key not in seen):
+                continue  # no result holds this piece: skip the search
             for source in sources:
                 for age, entry in enumerate(pools(source)):
                     slots_here = _piece_slots(entry, key, whole)
@@ -131,6 +134,21 @@ def discover(state: ToolState, tool: str, arg: str, value: str) -> list[Template
     return out
 
 
+def _text_keys(state: ToolState) -> set[str]:
+    """Every piece the visible results' text offers (kept up to date as results arrive)."""
+    got = state.views.get("derived_text_keys")
+    if got is None:
+        got = state.views["derived_text_keys"] = [0, set()]
+    results = state.results
+    for entry in results[got[0]:]:
+        if entry.ok and entry.visible:
+            table = _text_table(entry)
+            if table:
+                got[1].update(table)
+    got[0] = len(results)
+    return got[1]
+
+
 def _breaks(value: str) -> list[int]:
     """Where a piece may start or end: the ends, and either side of each separator."""
     out = {0, len(value)}
@@ -146,14 +164,7 @@ def _breaks(value: str) -> list[int]:
 
 def _piece_slots(entry: ResultEntry, key: str, whole: bool) -> list[Slot]:
     """The slots of this result whose value is `key`: text anchors, and (for part of a value) paths."""
-    table = entry.cache.get("text_by_piece")
-    if table is None:
-        table = {}
-        for kind, anchor, piece in text_candidates(entry):
-            k = normalize(piece)
-            if k is not None:
-                table.setdefault(k, []).append((kind, anchor))
-        entry.cache["text_by_piece"] = table
+    table = _text_table(entry)
     out = [Slot(kind, entry.tool, anchor) for kind, anchor in dict.fromkeys(table.get(key, ()))]
     if not whole:
         from stretto_core.learn.bindings.pick import eligible_path
@@ -161,6 +172,21 @@ def _piece_slots(entry: ResultEntry, key: str, whole: bool) -> list[Slot]:
         out += [Slot("path", entry.tool, p) for p in entry.index.paths.get(key, ())[:2]
                 if eligible_path(p) and "{" not in p and "}" not in p and " " not in p]
     return out
+
+
+def _text_table(entry: ResultEntry) -> dict[str, list[tuple[str, str]]]:
+    """Normalized piece -> (kind, anchor) of each text slot offering it (cached with the candidates)."""
+    views = entry.index_views
+    table = views.get("text_by_piece")
+    if table is None:
+        table = {}
+        for kind, anchor, piece in text_candidates(entry):
+            k = normalize(piece)
+            if k is not None:
+                table.setdefault(k, []).append((kind, anchor))
+        if "text_candidates" in views:  # cached only where the text was read
+            views["text_by_piece"] = table
+    return table
 
 
 def _arg_slots(state: ToolState, tool: str, arg: str) -> list[tuple[Slot, str]]:
