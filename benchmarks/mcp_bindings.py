@@ -22,8 +22,10 @@ what the scripted model reads). Every episode is a fresh workspace (folders, fil
 commits of its own). `--learn` episodes of each server are recorded through the proxy with no
 flow, a flow is learned from them with `stretto learn`, and `--serve` other episodes are run
 through the proxy twice, without a flow and with it. Printed, per server: LLM turns without ->
-with stretto, lookups appended, detours (lookups the host never used), and the derived bindings
-`flow show` prints.
+with stretto, lookups appended, detours (lookups the host never used), the derived bindings
+`flow show` prints, and the served episodes replayed from the record with flows learned as the
+proxy recorded them and with each session closed by the agent's last reply (a proxy never sees
+it, so its flows believe a read always follows the last one).
 """
 
 from __future__ import annotations
@@ -213,6 +215,29 @@ def learn(store: Path, out: Path) -> str:
     return subprocess.run([*cli, "flow", "show", str(out)], check=True, capture_output=True, text=True).stdout
 
 
+def replayed(base: Path, theta: float) -> dict[str, Any]:
+    """The served episodes replayed from the record (`stretto replay`'s rule) with flows learned
+    from the recorded episodes as the proxy recorded them, and with each closed by the agent's
+    last reply, which a proxy never sees (an adapter inside the agent does)."""
+    from stretto_core import learn_flow
+    from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
+    from stretto_core.serve.runtime import FlowRuntime
+    from stretto_core.sessions.model import LLMTurn
+    from stretto_core.sessions.store import load_sessions
+
+    def closed(sessions: list[Any]) -> list[Any]:
+        return [s.model_copy(update={"events": [*s.events, LLMTurn(calls=[])]}) for s in sessions]
+
+    learned, served = load_sessions(base / "learn"), closed(load_sessions(base / "without"))
+    out: dict[str, Any] = {}
+    for name, train in (("as_recorded", learned), ("closed_by_reply", closed(learned))):
+        result = replay_sessions(FlowRuntime(learn_flow(train, train[0].header.manifest)), served,
+                                 ReplayOptions(theta=theta, processes=1))
+        out[name] = {"turns": result.llm_turns, "saved": result.turns_saved, "lookups": result.lookups,
+                     "detours": result.detours}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learn", type=int, default=30, help="Episodes recorded to learn from, per server.")
@@ -249,6 +274,7 @@ def main() -> int:
             row["saved"] = row["turns_without"] - row["turns_with"]
             row["detours"] = row["lookups"] - row["used"]
             row["detours_per_episode"] = round(row["detours"] / max(1, len(served)), 3)
+            row["replay"] = replayed(base, args.theta)
             rows[name] = row
             print(f"{name}: {len(train)} episodes learned, {len(served)} served (θ {args.theta})")
             print(f"  LLM turns without -> with stretto: {row['turns_without']} -> {row['turns_with']} "
@@ -257,6 +283,9 @@ def main() -> int:
                   f"({row['detours_per_episode']} per episode)")
             for line in derived:
                 print(f"  flow show: {line}")
+            for how, r in row["replay"].items():
+                print(f"  replay from the record, learned {how.replace('_', ' ')}: {r['saved']} saved, "
+                      f"{r['lookups']} lookups, {r['detours']} detours")
     seconds = time.perf_counter() - started
     out = {"theta": args.theta, "seed": args.seed, "servers": rows, "seconds": round(seconds, 1)}
     args.json.write_text(json.dumps(out, indent=2) + "\n")
