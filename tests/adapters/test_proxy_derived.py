@@ -78,3 +78,20 @@ def test_git_show_is_looked_up_with_the_newest_listed_sha_and_the_repo_the_agent
     assert lookups[0].tool == "git_show"
     assert lookups[0].arguments == {"repo_path": str(repo), "revision": shas[0]}
     assert f"commit {shas[0]}" in lookups[0].content
+
+
+def test_a_derived_value_far_longer_than_any_the_agents_passed_is_refused_not_looked_up(tmp_path: Path) -> None:
+    """The argument contract still applies: trained on short repo paths, a long live one is refused."""
+    sessions = [_recorded(i, f"/r{i}", [f"{i:02d}{k}" + "ab" * 19 for k in range(3)]) for i in range(8)]
+    flow_path = tmp_path / "git.flow.json"
+    save_flow(learn_flow(sessions, MANIFEST), flow_path)
+    repo = tmp_path / ("a-rather-long-folder-name-" * 3) / "live"
+    _repo(repo, ["first", "second"])
+    store = tmp_path / "s"
+    texts = anyio.run(_log, proxy_command([GIT_SERVER, "--repository", str(repo)], "--flow", str(flow_path),
+                                          "--store", str(store)), repo)
+    assert len(texts) == 1
+    [session] = read_session_files(store)
+    assert not [e for e in session.events if e.kind == "lookup"]
+    text = session.model_dump_json()
+    assert "argument_refused" in text and "repo_path is" in text, "the refusal was not recorded"
