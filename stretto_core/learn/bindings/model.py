@@ -35,7 +35,8 @@ from stretto_core.sessions.state import LOOK_BACK
 BINDINGS_FORMAT_VERSION = 3
 """Readers refuse any other version of the counts or the table; version 1 (before `named` and
 `class_lift`) reads as it is, with every class lift 1; version 2 (before `NamedCounts.other` and
-the `other` bucket) reads with the two buckets it was derived with."""
+the `other` bucket) reads with the two buckets it was derived with. Version 4
+(`DERIVED_FORMAT_VERSION`) is written only when derived counts or arguments are present."""
 
 START_SITE = "start"
 """The site of a call made before any tool result."""
