@@ -163,3 +163,11 @@ def test_counts_with_templates_round_trip_as_version_4_and_plain_ones_stay_versi
     plain = BindingCounts()
     add_session(plain, _session("p", [("git_log", {"repo_path": "/r"}, "Commit: abc")], GIT), GIT)
     assert '"derived"' not in plain.to_json() and '"stretto_binding_counts":3' in plain.to_json()
+
+
+def test_a_template_composed_in_one_session_only_is_never_served() -> None:
+    one = learn_flow([fs_session(0)], FS)
+    assert one.bindings.lookups["read_text_file"].args["path"].derived is not None  # counted: 2 values
+    assert one.table.lookups["read_text_file"].kind == "unbound"
+    two = learn_flow([fs_session(0), fs_session(1)], FS)
+    assert two.table.lookups["read_text_file"].args["path"].mode == "derived"

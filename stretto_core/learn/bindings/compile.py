@@ -69,7 +69,7 @@ passes it, (calls passing it + 1) / (calls + 2).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from stretto_core.learn.bindings.model import (ALIGNED, BINDINGS_FORMAT_VERSION, CLASSES, DERIVED_FORMAT_VERSION,
                                          FREE, PLAIN, ArgCounts,
@@ -114,7 +114,7 @@ DEFAULT_ORDER = "*"
 def compile_table(counts: BindingCounts, constants: bool) -> BindingTable:
     """The binding table of merged counts; deterministic in the counts."""
     lookups = {tool: _lookup(counts.lookups[tool], constants, tool, counts.named) for tool in sorted(counts.lookups)}
-    version = BINDINGS_FORMAT_VERSION if counts.named.called_other is not None else 2
+    version: Literal[2, 3, 4] = BINDINGS_FORMAT_VERSION if counts.named.called_other is not None else 2
     if any(a.mode == "derived" for lk in lookups.values() for a in lk.args.values()):
         version = DERIVED_FORMAT_VERSION
     return BindingTable(lookups=lookups, stretto_bindings=version)

@@ -2,9 +2,10 @@
 
 An argument with no usable exact source (`bindings_compile`) may be bound by a template
 (`bindings_derived`) when one composed at least `MIN_SOURCE_FOUND` of its values and at least
-`MIN_SOURCE_SHARE` of the values looked for, the thresholds of an exact source. Of those, the one
-that composed most values (then the higher ρ, then the key). Its ρ, from [found, n_has, n_eq,
-calls] summed over sessions and the argument's own `calls`:
+`MIN_SOURCE_SHARE` of the values looked for, the thresholds of an exact source, in at least
+`MIN_SESSIONS` sessions. Of those, the one that composed most values (then the higher ρ, then
+the key). Its ρ, from [found, n_has, n_eq, calls, sessions] summed over sessions and the
+argument's own `calls`:
 
     n = n_has + (calls of the argument - calls)      every call of a session that never composed
                                                       the template counts as a pick that missed
@@ -20,11 +21,14 @@ from stretto_core.learn.bindings.model import CLASSES, PLAIN, ArgCounts, ArgTabl
 
 MIN_SOURCE_FOUND = 2.0
 MIN_SOURCE_SHARE = 0.1
+MIN_SESSIONS = 2.0
+"""A template must have composed values in at least this many sessions: a literal or an anchor
+of one session's values is never served (nor is one conversation's habit)."""
 
 
 def derived_rho(cell: list[float], arg_calls: float) -> tuple[float, float, float]:
     """(ρ, k, n) of one template's [found, n_has, n_eq, calls] (module docstring)."""
-    _found, has, eq, calls = cell
+    _found, has, eq, calls = cell[:4]
     n = has + max(0.0, arg_calls - calls)
     return (eq + 1.0) / (n + 2.0), eq, n
 
@@ -36,7 +40,7 @@ def derived_arg(c: ArgCounts) -> ArgTable | None:
     looked = max(c.values, 1.0)
     best: tuple[float, float, str] | None = None
     for key, cell in c.derived.templates.items():
-        if cell[0] < MIN_SOURCE_FOUND or cell[0] < MIN_SOURCE_SHARE * looked:
+        if cell[0] < MIN_SOURCE_FOUND or cell[0] < MIN_SOURCE_SHARE * looked or cell[4] < MIN_SESSIONS:
             continue
         rho, _k, _n = derived_rho(cell, c.calls)
         rank = (cell[0], rho, key)

@@ -10,9 +10,9 @@ Walking the session, at each of the agent's read calls, for each string argument
 At the session's end, every template discovered for (tool, argument) is evaluated at every
 snapshot of that (tool, argument) in the session: the pick it would have made then (`derived_pick`),
 n_has += 1 when it had one, n_eq += 1 when that was the agent's value; and `calls` += the
-snapshots. So per template, summed over sessions (additive, like every count):
+snapshots, and `sessions` += 1. So per template, summed over sessions (additive, like every count):
 
-    [found, n_has, n_eq, calls]
+    [found, n_has, n_eq, calls, sessions]
 
 Calls of sessions that never composed the template are not evaluated; compiling counts each of
 them as a pick that missed (`compile_derived`): ρ is never higher than the evaluated picks say.

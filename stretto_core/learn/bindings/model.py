@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from stretto_core.sessions.state import LOOK_BACK
 
-BINDINGS_FORMAT_VERSION = 3
+BINDINGS_FORMAT_VERSION: Literal[3] = 3
 """Readers refuse any other version of the counts or the table; version 1 (before `named` and
 `class_lift`) reads as it is, with every class lift 1; version 2 (before `NamedCounts.other` and
 the `other` bucket) reads with the two buckets it was derived with. Version 4
@@ -111,7 +111,7 @@ def _add_evidence(mine: dict[str, dict[str, list[float]]], theirs: dict[str, dic
                 cur[1] += w * eq
 
 
-DERIVED_FORMAT_VERSION = 4
+DERIVED_FORMAT_VERSION: Literal[4] = 4
 """The version written when some argument has derived counts or a derived table (`bindings_derived`):
 files without them stay version 3, byte for byte."""
 
@@ -120,22 +120,24 @@ class DerivedCounts(_Model):
     """Counts for templates that compose an argument's value (`bindings_derived`), summed over sessions."""
 
     templates: dict[str, list[float]] = Field(default_factory=dict)
-    """Template key -> [found, n_has, n_eq, calls]: values it composed; of the calls of the sessions
-    that composed it, those where it had a pick, and those where the pick was the agent's value;
-    and those calls."""
+    """Template key -> [found, n_has, n_eq, calls, sessions]: values it composed; of the calls of
+    the sessions that composed it, those where it had a pick, and those where the pick was the
+    agent's value; those calls; and those sessions."""
 
-    def add_template(self, key: str, found: float, has: float, eq: float, calls: float, w: float = 1.0) -> None:
+    def add_template(self, key: str, found: float, has: float, eq: float, calls: float, sessions: float = 1.0,
+                     w: float = 1.0) -> None:
         cell = self.templates.get(key)
         if cell is None:
-            cell = self.templates[key] = [0.0, 0.0, 0.0, 0.0]
+            cell = self.templates[key] = [0.0, 0.0, 0.0, 0.0, 0.0]
         cell[0] += w * found
         cell[1] += w * has
         cell[2] += w * eq
         cell[3] += w * calls
+        cell[4] += w * sessions
 
     def add(self, other: "DerivedCounts", w: float) -> None:
-        for key, (found, has, eq, calls) in other.templates.items():
-            self.add_template(key, found, has, eq, calls, w)
+        for key, (found, has, eq, calls, sessions) in other.templates.items():
+            self.add_template(key, found, has, eq, calls, sessions, w)
 
 
 class ArgCounts(_Model):
