@@ -171,3 +171,13 @@ def test_a_template_composed_in_one_session_only_is_never_served() -> None:
     assert one.table.lookups["read_text_file"].kind == "unbound"
     two = learn_flow([fs_session(0), fs_session(1)], FS)
     assert two.table.lookups["read_text_file"].args["path"].mode == "derived"
+
+
+def test_a_flow_file_with_derived_counts_says_version_4_and_reads_back(tmp_path) -> None:
+    from stretto_core import load_flow, save_flow
+
+    flow = learn_flow([fs_session(i) for i in range(4)], FS)
+    save_flow(flow, tmp_path / "f.json")
+    assert '"stretto_binding_counts": 4' in (tmp_path / "f.json").read_text().replace('":4', '": 4')
+    again = load_flow(tmp_path / "f.json")
+    assert again.table.lookups["read_text_file"].args["path"].mode == "derived"

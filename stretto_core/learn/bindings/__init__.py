@@ -57,6 +57,7 @@ def add_session(counts: BindingCounts, session: Any, manifest: Any, weight: floa
     else:
         counts.add(count_session(session, manifest, options), weight)
     counts.constants = counts.constants or constants
+    counts.mark_derived()
     if options.user_words:
         counts.user_words = options.user_words
 

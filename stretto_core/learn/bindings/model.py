@@ -334,6 +334,7 @@ class BindingCounts(_Model):
         for tool, counts in other.lookups.items():
             self.lookup(tool).add(counts, weight)
         self.named.add(other.named, weight)
+        self.mark_derived()
 
     def merged(self, other: "BindingCounts", weight: float = 1.0) -> "BindingCounts":
         """These counts plus `weight` times `other` (a power prior when weight < 1); a new object."""
@@ -345,12 +346,18 @@ class BindingCounts(_Model):
         data = self.model_dump()
         if data.get("user_words") is None:
             data.pop("user_words", None)  # counted without the user's words: the bytes as before the option
-        if _drop_none_derived(data):
+        if _drop_none_derived(data) and data["stretto_binding_counts"] == BINDINGS_FORMAT_VERSION:
             data["stretto_binding_counts"] = DERIVED_FORMAT_VERSION
         return _dumps(data)
 
     def has_derived(self) -> bool:
         return any(a.derived is not None for lk in self.lookups.values() for a in lk.args.values())
+
+    def mark_derived(self) -> None:
+        """Version 4 once derived counts are present (counts of version 3 only: older ones keep
+        the meaning their version gives their other fields)."""
+        if self.stretto_binding_counts == BINDINGS_FORMAT_VERSION and self.has_derived():
+            self.stretto_binding_counts = DERIVED_FORMAT_VERSION
 
     @classmethod
     def from_json(cls, text: str) -> "BindingCounts":
