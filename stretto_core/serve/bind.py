@@ -8,7 +8,7 @@ site's own order when the site has one) that has a candidate, the free pick (`bi
 Each other argument takes, at the first source with a candidate, the value in the lead's record
 when its path lies under the lead's list, else its own free pick; a list argument takes every
 value at its source's path unless the tool already had that list; a constant is passed as it
-is. No value for some argument, or a call already made since the last write or in flight: None.
+is; a derived argument takes its template's pick (`bindings_derived`). No value for some argument, or a call already made since the last write or in flight: None.
 
 ρ is the product over arguments of each one's ρ for its pick's class times the argument's factor
 at the site (`bindings_compile`), the lead's times the lift of its source for whether the user
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stretto_core.learn.bindings.compile import DEFAULT_ORDER
+from stretto_core.learn.bindings.derived import Pools, Template, derived_pick, parse_template
 from stretto_core.learn.bindings.model import NAMED_OTHER, PLAIN, Binding, BindingTable, LookupTable, split_source
 from stretto_core.learn.bindings.named import OTHER, identified_elsewhere, served_lift
 from stretto_core.learn.bindings.pick import free_pick, pool_of
@@ -44,6 +45,8 @@ class _ArgPlan:
     rho: dict[str, dict[str, float]]
     site_factor: dict[str, float]
     class_lift: dict[str, dict[str, float]]
+    template: Template | None = None
+    template_key: str = ""
 
 
 @dataclass
@@ -79,6 +82,15 @@ def bind(table: BindingTable, tool: str, state: ToolState, site: str, align: boo
         if arg.mode == "constant":
             arguments[arg.name] = arg.constant
             sources.append(CONSTANT_SOURCE)
+            rho *= arg.rho[DEFAULT_ORDER][PLAIN]
+            continue
+        if arg.mode == "derived":
+            assert arg.template is not None
+            value = derived_pick(arg.template, Pools(state), state.passed_values(tool, arg.name))
+            if value is None:
+                return None
+            arguments[arg.name] = value
+            sources.append(arg.template_key)
             rho *= arg.rho[DEFAULT_ORDER][PLAIN]
             continue
         key = site if site in arg.orders else DEFAULT_ORDER
@@ -154,5 +166,7 @@ def _plan(lookup: LookupTable) -> _Plan:
                   for key, order in {DEFAULT_ORDER: at.sources, **at.site_orders}.items()}
         rho = dict(at.rho)
         rho.update({"aligned:" + k: v for k, v in at.rho_aligned.items()})
-        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor, at.class_lift))
+        template = parse_template(at.template) if at.mode == "derived" and at.template else None
+        args.append(_ArgPlan(name, at.mode, at.constant, orders, rho, at.site_factor, at.class_lift, template,
+                             at.template or ""))
     return _Plan("bound", 1.0, args)

@@ -209,6 +209,7 @@ class EngineSession:
         self.state = ToolState(model.manifest, look_back=look_back, served=self.served,
                                focus=getattr(model, "focus", None) if self.served else None,
                                user_source=getattr(model, "user_words", None),
+                               keep_text=getattr(model, "text_tools", frozenset()) if self.served else None,
                                watched_words=getattr(model, "intent_words", frozenset()))
 
     # -- what happened -----------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
+from stretto_core.learn.bindings.derived import path_sources, text_tools
 from stretto_core.serve.bind import bind
 from stretto_core.serve.intent import IntentLifts
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
@@ -44,6 +45,8 @@ class FlowRuntime:
         """The user's words are a source when the flow was learned with them (the engine's state adds them)."""
         self.focus = table_focus(self.table)
         """The paths of each tool's results a binding reads: what a served session indexes."""
+        self.text_tools = frozenset(text_tools(_templates(self.table)))
+        """The tools whose raw text a derived binding reads: a served session keeps it (bounded)."""
         self.intent = IntentLifts(flow.intent_table) if intent and flow.intent_table is not None else None
         """The reach's lift given the user's words (`learn/intent.py`); None: the reach as counted."""
         self.intent_words: frozenset[str] = self.intent.words if self.intent is not None else frozenset()
@@ -118,4 +121,11 @@ def table_focus(table: BindingTable) -> Focus:
         for arg in lookup.args.values():
             for order in (arg.sources, *arg.site_orders.values()):
                 sources.update(split_source(s) for s in order)
+    sources.update(path_sources(_templates(table)))
     return Focus.of_sources(sorted(sources))
+
+
+def _templates(table: BindingTable) -> list[str]:
+    """The templates of every derived argument."""
+    return [arg.template for lookup in table.lookups.values() for arg in lookup.args.values()
+            if arg.mode == "derived" and arg.template]

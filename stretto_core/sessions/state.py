@@ -100,6 +100,12 @@ SERVED_CALL_RESULTS = 512
 (`result_for`; each keeps its result's key-like values, about 0.8 KB in τ² retail; the oldest are
 forgotten first). A 1,000-result τ² retail session holds about 420."""
 
+RAW_TEXT = "text"
+"""Where a result keeps its raw text (`ResultEntry.cache`) for text slots (`bindings_derived`)."""
+
+MAX_RAW_TEXT = 64 * 1024
+"""A result keeps at most this many characters of its raw text."""
+
 CALL_RESULT_KEYS = 128
 """Of a result a call's value points to, a served state keeps at most this many key-like values
 (τ² results hold at most 43)."""
@@ -169,6 +175,9 @@ class ToolState:
     user_source: str | None = None
     """Each user message is also a result of `user_words.USER_TOOL` (a binding source), cut into
     values by this mode (`pattern` or `spans`); None: the user's words are no source."""
+    keep_text: frozenset[str] | None = None
+    """Tools whose results keep their raw text for text slots (`bindings_derived`); None: every
+    tool's in a full state (learning, replay), none in a served one."""
     views: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """Scratch space for derived views of several results (bindings keep a pool's holders of a
     path here). What refers to a result lives here, never in a result's own `cache`, so that a
@@ -272,6 +281,9 @@ class ToolState:
         else:
             index = _shared_index(content, parsed)
         entry = ResultEntry(self.position, tool, call_id, args, not error, index, by_agent, origin=origin)
+        keep = self.keep_text
+        if not error and ((keep is None and not self.served) or (keep and tool in keep)):
+            entry.cache[RAW_TEXT] = content[:MAX_RAW_TEXT]
         if not self.served:
             self.results.append(entry)
         if by_agent and self.manifest.is_read(tool):

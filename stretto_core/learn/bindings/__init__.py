@@ -10,6 +10,9 @@ Paper §2.4 ("The arguments") and Appendix D ("Lists", "Lookups without argument
 - `sources`, `evidence`: one session's counts: provenance per site, list provenance, per-source
   pick evidence per mention class, constants evidence;
 - `compile`: required arguments, usable sources and their orders, ρ per class;
+- `derived`, `derived_learn`, `derived_compile`: values composed from the agent's earlier
+  arguments, tokens of free-text results and record fields with literals (templates), for
+  arguments no exact source binds (docs/derived-bindings.md);
 - serving binds from the compiled table: `stretto_core.serve.bind.bind(table, tool, state, site)`.
 
 In one line each:
@@ -54,6 +57,7 @@ def add_session(counts: BindingCounts, session: Any, manifest: Any, weight: floa
     else:
         counts.add(count_session(session, manifest, options), weight)
     counts.constants = counts.constants or constants
+    counts.mark_derived()
     if options.user_words:
         counts.user_words = options.user_words
 

@@ -69,11 +69,14 @@ passes it, (calls passing it + 1) / (calls + 2).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
-from stretto_core.learn.bindings.model import (ALIGNED, BINDINGS_FORMAT_VERSION, CLASSES, FREE, PLAIN, ArgCounts,
+from stretto_core.learn.bindings.model import (ALIGNED, BINDINGS_FORMAT_VERSION, CLASSES, DERIVED_FORMAT_VERSION,
+                                         FREE, PLAIN, ArgCounts,
                                          ArgTable, BindingCounts, BindingTable, LookupCounts, LookupTable,
                                          NamedCounts)
+from stretto_core.learn.bindings.derived import has_piece, parse_template
+from stretto_core.learn.bindings.derived_compile import derived_arg
 from stretto_core.learn.bindings.named import class_lifts
 from stretto_core.sessions.manifest import REQUIRED_SHARE
 
@@ -110,9 +113,11 @@ DEFAULT_ORDER = "*"
 
 def compile_table(counts: BindingCounts, constants: bool) -> BindingTable:
     """The binding table of merged counts; deterministic in the counts."""
-    return BindingTable(lookups={tool: _lookup(counts.lookups[tool], constants, tool, counts.named)
-                                 for tool in sorted(counts.lookups)},
-                        stretto_bindings=BINDINGS_FORMAT_VERSION if counts.named.called_other is not None else 2)
+    lookups = {tool: _lookup(counts.lookups[tool], constants, tool, counts.named) for tool in sorted(counts.lookups)}
+    version: Literal[2, 3, 4] = BINDINGS_FORMAT_VERSION if counts.named.called_other is not None else 2
+    if any(a.mode == "derived" for lk in lookups.values() for a in lk.args.values()):
+        version = DERIVED_FORMAT_VERSION
+    return BindingTable(lookups=lookups, stretto_bindings=version)
 
 
 def _lookup(counts: LookupCounts, constants: bool, tool: str = "", named: NamedCounts | None = None) -> LookupTable:
@@ -128,14 +133,20 @@ def _lookup(counts: LookupCounts, constants: bool, tool: str = "", named: NamedC
     missing = []
     for name in bound:
         table = _arg(counts.args[name])
+        if not table.sources:  # no exact source: a template that composes its values, if one does
+            table = derived_arg(counts.args[name]) or table
         args[name] = table
-        if not table.sources:
+        if not table.sources and table.mode != "derived":
             missing.append(name)
     for name, c in fixed.items():
         args[name] = ArgTable(mode="constant", constant=json.loads(c.constant or "null"), values=c.calls,
                               rho={DEFAULT_ORDER: {PLAIN: (c.calls + 1.0) / (calls + 2.0)}})
     if missing:
         return LookupTable(kind="unbound", args=args, reason="no source for " + ", ".join(missing), **base)
+    if bound and all(args[a].mode == "derived" and not has_piece(parse_template(args[a].template or ""))
+                     for a in bound):
+        return LookupTable(kind="unbound", args=args, reason="only the agent's earlier arguments for "
+                           + ", ".join(bound), **base)
     lead = _lead(args, bound)
     if lead is not None and named is not None and args[lead].mode == "value":
         lead_table = args[lead]
@@ -270,6 +281,11 @@ def describe_table(table: BindingTable, tool: str | None = None) -> str:
 
 
 def _describe_arg(arg: str, at: ArgTable, lead_arg: str | None) -> list[str]:
+    if at.mode == "derived":
+        k, n = at.support.get(PLAIN, [0.0, 0.0])
+        found = at.found.get(at.template or "", 0.0)
+        return [f"  {arg} (derived{', lead' if arg == lead_arg else ''}): {at.template}",
+                f"    composed {found:g} of {at.values:g} values, ρ {at.pooled:.3f} ({k:.0f}/{n:.0f})"]
     if at.mode == "constant":
         return [f"  {arg} (constant): {json.dumps(at.constant)}, ρ {at.rho[DEFAULT_ORDER][PLAIN]:.3f}"]
     lead = arg == lead_arg

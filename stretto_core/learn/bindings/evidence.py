@@ -34,6 +34,7 @@ from typing import Any
 
 from stretto_core.learn.bindings.model import (ALIGNED, DEFAULT_OPTIONS, FREE, START_SITE, ArgCounts, BindingCounts,
                                          BindingOptions, LookupCounts, site_name, source_key)
+from stretto_core.learn.bindings.derived_learn import DerivedLearner
 from stretto_core.learn.bindings.lift_decisions import decisions_counted
 from stretto_core.learn.bindings.named import count_decision, flush_named
 from stretto_core.learn.bindings.pick import eligible_path, pool_of
@@ -69,6 +70,7 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
     later = reads_before_write(session, manifest, user_calls)
     lifted = decisions_counted(session, manifest, options.class_lift, user_calls)
     site = START_SITE
+    derived = DerivedLearner()
     for event in session.events:
         if isinstance(event, UserMessage):
             users_calls.update(state.observe_user_message(event))
@@ -76,7 +78,7 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
             at = site
             for call in event.calls:
                 if manifest.is_read(call.tool):
-                    _count_call(counts.lookup(call.tool), state, call, at)
+                    _count_call(counts.lookup(call.tool), state, call, at, derived)
                 state.observe_call(call.call_id, call.tool, call.arguments)
                 at = site_name(call.tool, outcome.get(call.call_id, True))
         elif isinstance(event, ToolResult):
@@ -96,9 +98,11 @@ def count_session_into(counts: BindingCounts, session: Session, manifest: ToolMa
             site = site_name(event.tool, event.error)
     flush_sources(state)
     flush_named(state)
+    derived.finish(state, counts.lookups)
 
 
-def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: str) -> None:
+def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: str,
+                derived: DerivedLearner | None = None) -> None:
     args = {k: v for k, v in call.arguments.items() if v is not None}
     lookup.calls += 1.0
     if not args:
@@ -116,7 +120,9 @@ def _count_call(lookup: LookupCounts, state: ToolState, call: ToolCall, site: st
             key = scalars[name]
             if key is None:
                 continue
-            _trace_value(counts, state, key, site, value if state.user_source else None)
+            traced = _trace_value(counts, state, key, site, value if state.user_source else None)
+            if derived is not None and type(value) is str:
+                derived.see(state, call.tool, name, value, traced)
             anchors = [k for n, k in scalars.items() if n != name and k is not None]
             _evidence_value(counts, state, call.tool, name, key, anchors)
 
@@ -127,14 +133,16 @@ def _visible_newest_first(state: ToolState):
             yield entry
 
 
-def _trace_value(counts: ArgCounts, state: ToolState, key: str, site: str, raw: Any = None) -> None:
+def _trace_value(counts: ArgCounts, state: ToolState, key: str, site: str, raw: Any = None) -> bool:
+    """Count the value's provenance; whether some result held it whole."""
     counts.values += 1.0
     for entry in _visible_newest_first(state):
         for path in entry.index.paths.get(key, ()):
             if eligible_path(path) and (raw is None or entry.tool != USER_TOOL or raw in entry.index.by_path[path]):
                 # the user's words hold each value as written and capitalized: the one the agent passed
                 _found(counts.found, counts.site_found, site, source_key(entry.tool, path))
-                return
+                return True
+    return False
 
 
 def _trace_list(counts: ArgCounts, state: ToolState, value: list[Any] | tuple[Any, ...], site: str) -> None:

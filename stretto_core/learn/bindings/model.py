@@ -32,10 +32,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from stretto_core.sessions.state import LOOK_BACK
 
-BINDINGS_FORMAT_VERSION = 3
+BINDINGS_FORMAT_VERSION: Literal[3] = 3
 """Readers refuse any other version of the counts or the table; version 1 (before `named` and
 `class_lift`) reads as it is, with every class lift 1; version 2 (before `NamedCounts.other` and
-the `other` bucket) reads with the two buckets it was derived with."""
+the `other` bucket) reads with the two buckets it was derived with. Version 4
+(`DERIVED_FORMAT_VERSION`) is written only when derived counts or arguments are present."""
 
 START_SITE = "start"
 """The site of a call made before any tool result."""
@@ -110,6 +111,35 @@ def _add_evidence(mine: dict[str, dict[str, list[float]]], theirs: dict[str, dic
                 cur[1] += w * eq
 
 
+DERIVED_FORMAT_VERSION: Literal[4] = 4
+"""The version written when some argument has derived counts or a derived table (`bindings_derived`):
+files without them stay version 3, byte for byte."""
+
+
+class DerivedCounts(_Model):
+    """Counts for templates that compose an argument's value (`bindings_derived`), summed over sessions."""
+
+    templates: dict[str, list[float]] = Field(default_factory=dict)
+    """Template key -> [found, n_has, n_eq, calls, sessions]: values it composed; of the calls of
+    the sessions that composed it, those where it had a pick, and those where the pick was the
+    agent's value; those calls; and those sessions."""
+
+    def add_template(self, key: str, found: float, has: float, eq: float, calls: float, sessions: float = 1.0,
+                     w: float = 1.0) -> None:
+        cell = self.templates.get(key)
+        if cell is None:
+            cell = self.templates[key] = [0.0, 0.0, 0.0, 0.0, 0.0]
+        cell[0] += w * found
+        cell[1] += w * has
+        cell[2] += w * eq
+        cell[3] += w * calls
+        cell[4] += w * sessions
+
+    def add(self, other: "DerivedCounts", w: float) -> None:
+        for key, (found, has, eq, calls, sessions) in other.templates.items():
+            self.add_template(key, found, has, eq, calls, sessions, w)
+
+
 class ArgCounts(_Model):
     """Counts for one argument of one read tool, over the agent's calls of that tool."""
 
@@ -146,6 +176,8 @@ class ArgCounts(_Model):
     """Calls whose value (any element of it) an earlier result held."""
     user_wrote: bool = False
     """A value was a string with a digit or an `@` that the user wrote."""
+    derived: DerivedCounts | None = None
+    """Templates composing values no result held whole (version 4; None: none seen)."""
 
     def add(self, other: "ArgCounts", w: float) -> None:
         self.calls += w * other.calls
@@ -164,6 +196,10 @@ class ArgCounts(_Model):
         self.found_in_result += w * other.found_in_result
         self.user_wrote = self.user_wrote or other.user_wrote
         self.see_constant(other.constant, other.varied)
+        if other.derived is not None:
+            if self.derived is None:
+                self.derived = DerivedCounts()
+            self.derived.add(other.derived, w)
 
     def see_constant(self, canonical: str | None, varied: bool = False) -> None:
         """Fold one more observed value (or another count's summary) into the constant."""
@@ -263,7 +299,7 @@ class NamedCounts(_Model):
 class BindingCounts(_Model):
     """Everything bindings learn from sessions: additive counts per read tool."""
 
-    stretto_binding_counts: Literal[1, 2, 3] = BINDINGS_FORMAT_VERSION
+    stretto_binding_counts: Literal[1, 2, 3, 4] = BINDINGS_FORMAT_VERSION
     """Version 2 added `named`; a version-1 file reads with none (every class lift 1). Version 3
     added `NamedCounts.other` and `called_other`; a version-2 file reads without them (no `other`
     bucket)."""
@@ -298,6 +334,7 @@ class BindingCounts(_Model):
         for tool, counts in other.lookups.items():
             self.lookup(tool).add(counts, weight)
         self.named.add(other.named, weight)
+        self.mark_derived()
 
     def merged(self, other: "BindingCounts", weight: float = 1.0) -> "BindingCounts":
         """These counts plus `weight` times `other` (a power prior when weight < 1); a new object."""
@@ -309,7 +346,18 @@ class BindingCounts(_Model):
         data = self.model_dump()
         if data.get("user_words") is None:
             data.pop("user_words", None)  # counted without the user's words: the bytes as before the option
+        if _drop_none_derived(data) and data["stretto_binding_counts"] == BINDINGS_FORMAT_VERSION:
+            data["stretto_binding_counts"] = DERIVED_FORMAT_VERSION
         return _dumps(data)
+
+    def has_derived(self) -> bool:
+        return any(a.derived is not None for lk in self.lookups.values() for a in lk.args.values())
+
+    def mark_derived(self) -> None:
+        """Version 4 once derived counts are present (counts of version 3 only: older ones keep
+        the meaning their version gives their other fields)."""
+        if self.stretto_binding_counts == BINDINGS_FORMAT_VERSION and self.has_derived():
+            self.stretto_binding_counts = DERIVED_FORMAT_VERSION
 
     @classmethod
     def from_json(cls, text: str) -> "BindingCounts":
@@ -319,7 +367,7 @@ class BindingCounts(_Model):
 class ArgTable(_Model):
     """How one argument of a lookup is bound, and how often such a pick was the agent's own."""
 
-    mode: Literal["value", "list", "constant"] = "value"
+    mode: Literal["value", "list", "constant", "derived"] = "value"
     constant: Any = None
     """The value passed, for a constant."""
     sources: list[str] = Field(default_factory=list)
@@ -348,6 +396,8 @@ class ArgTable(_Model):
     class_lift: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Source -> bucket (`named`, `unnamed`) -> the lift of the lookup's chance of being made at
     all when the user had (or had not) named a candidate there (`bindings_named`); the lead only."""
+    template: str | None = None
+    """For a `derived` argument: the template its value is composed by (`bindings_derived`)."""
 
 
 class LookupTable(_Model):
@@ -367,14 +417,19 @@ class LookupTable(_Model):
 class BindingTable(_Model):
     """The compiled bindings: per read tool, where each argument comes from and its ρ."""
 
-    stretto_bindings: Literal[1, 2, 3] = BINDINGS_FORMAT_VERSION
+    stretto_bindings: Literal[1, 2, 3, 4] = BINDINGS_FORMAT_VERSION
     """Version 2 added `ArgTable.class_lift`; a version-1 table reads with none. Version 3 added
     its bucket `other`; a version-2 table has none (its `named_other` picks take the `unnamed` lift)."""
     lookups: dict[str, LookupTable] = Field(default_factory=dict)
     _plans: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def to_json(self) -> str:
-        return _dumps(self.model_dump())
+        data = self.model_dump()
+        for lookup in data["lookups"].values():
+            for arg in lookup["args"].values():
+                if arg.get("template") is None:
+                    arg.pop("template", None)
+        return _dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> "BindingTable":
@@ -392,6 +447,18 @@ class Binding:
     mention: str = PLAIN
     """The mention class of the lead argument's pick."""
     tool: str = ""
+
+
+def _drop_none_derived(data: dict[str, Any]) -> bool:
+    """Drop `derived: None` from every argument's dump; whether any argument had derived counts."""
+    any_derived = False
+    for lookup in data.get("lookups", {}).values():
+        for arg in lookup.get("args", {}).values():
+            if arg.get("derived") is None:
+                arg.pop("derived", None)
+            else:
+                any_derived = True
+    return any_derived
 
 
 def _dumps(data: Any) -> str:
