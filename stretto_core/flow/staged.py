@@ -131,12 +131,17 @@ class StagedFlow:
 
     def _intent_table(self) -> IntentTable:
         """The intent table, each site's rules derived again only when a session touched the site
-        (all of them when a word joined or left the common words): `derive_table`'s result."""
+        or a word the site's users said joined or left the common words: `derive_table`'s result
+        (a site's rules read its own counts and, of the common words, those said there)."""
         common = common_words(self.intent)
-        if self._intent_rules is None or common != self._intent_common:
+        if self._intent_rules is None:
             self._intent_rules, touched = {}, set(self.intent.decisions)
         else:
             touched = self._intent_touched
+            moved = common ^ self._intent_common
+            if moved:
+                touched = touched | {site for site, said in self.intent.said.items()
+                                     if site in self.intent.decisions and not moved.isdisjoint(said.keys())}
         for site in touched:
             self._intent_rules[site] = site_rules(self.intent, site, common)
         self._intent_common, self._intent_touched = common, set()
