@@ -31,17 +31,14 @@ from stretto_core.serve.engine import Engine, EngineConfig
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.model import LLMTurn, ToolResult
 from stretto_core.sessions.state import call_key
+from decision_latency import recorded_results  # this checkout's benchmarks folder, on both probes' path
 clock = time.process_time
 engine = Engine(FlowRuntime(learn(train)), EngineConfig())
 
 def walk(session, out):
     es = engine.session(live_manifest=session.header.manifest)
-    calls = {c.call_id: c for e in session.events if isinstance(e, LLMTurn) for c in e.calls}
-    known = {}
-    for e in session.events:
-        if isinstance(e, ToolResult) and e.call_id in calls:
-            c = calls[e.call_id]
-            known.setdefault(call_key(c.tool, c.arguments), (e.content, e.error))
+    calls = {c.call_id for e in session.events if isinstance(e, LLMTurn) for c in e.calls}
+    known = recorded_results(session)
     def step(observe):
         t0 = clock(); observe(); t1 = clock(); first = es.decide(); t2 = clock(); again = es.decide(); t3 = clock()
         same = (first is None) == (again is None) and (first is None or (first.tool, first.arguments) == (again.tool, again.arguments))
