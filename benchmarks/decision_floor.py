@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import sys
 
-from side_by_side import RETAIL, best, checkout, describe, load_note, parser, retail_source, side_by_side
+from side_by_side import (RETAIL, best, checkout, describe, load_note, parser, ratio_median, retail_source,
+                          side_by_side)
 from summary_file import write_summary
 
 PROBE = RETAIL + r"""
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                "load_at_start": load, "load_at_end": load_note(), "rounds": rounds, "moved_on_asking_again": moved,
                "decisions": rounds[0]["after"]["decisions"], "goal_pair_p99_ms": 0.3, "goal_times_floor": 5.0,
                **{f"{who}_{k}_best": best(rounds, who, k) for who in ("before", "after") for k in keys},
-               "python": sys.version.split()[0]}
+               "decide_total_ratio_median": ratio_median(rounds, "decide_ms_total"), "python": sys.version.split()[0]}
     print(f"τ² retail test, {summary['decisions']} decisions, CPU ms, best of {args.rounds} rounds side by side "
           f"({load}; at the end {summary['load_at_end']}):")
     for who in ("before", "after"):
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {who:6} decide p50 {b['decide_p50_ms']:.3f} p99 {b['decide_p99_ms']:.3f}; floor p50 "
               f"{b['floor_p50_ms']:.3f}; ×{b['times_floor_of_sums']:.1f} its floor (sums), ×{b['times_floor_median']:.1f} "
               f"(median decision); observe+decide p50 {b['pair_p50_ms']:.3f} p99 {b['pair_p99_ms']:.3f} (goal ≤ 0.3)")
-    print(f"  before: {describe(args.before)}")
+    print(f"  before: {describe(args.before)}; all decisions' CPU before/after ×{summary['decide_total_ratio_median']:.2f} "
+          "(median round)")
     write_summary(args.out, summary)
     if any(moved.values()):
         raise SystemExit(f"decision_floor: a decision asked again at once came out different: {moved}")
