@@ -10,6 +10,8 @@ from shared_data import published_data
 
 from stretto_core.flow.ir import learn, load_flow, save_flow
 from stretto_core.flow.staged import StagedFlow, stage_session
+from stretto_core.learn import intent
+from stretto_core.learn.intent import common_words
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.sessions.splits import split_of
@@ -61,3 +63,22 @@ def test_a_shared_flow_is_the_same_flow_written_without_a_copy(retail) -> None:
     shared = staged.flow(shared=True)
     assert shared.bindings is staged.bindings
     assert shared.to_json() == staged.flow().to_json() == learn(retail[:3]).to_json()
+
+
+@published_data
+def test_a_flow_refreshed_after_every_session_derives_the_batch_learns_intent_table_each_time(
+        retail, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the intent table is derived again only for the sites a session touched, or in full when a
+    # word joins the common words: both happen here (words cross MIN_SESSIONS as sessions come);
+    # the rules' bars lowered so that a few sessions keep some (τ² train keeps none at the defaults)
+    for name, value in (("MIN_SESSIONS", 3.0), ("MIN_Z", 0.5), ("MIN_LIFT", 1.05)):
+        monkeypatch.setattr(intent, name, value)
+    staged = StagedFlow(learn(retail[:6]))
+    staged.flow(shared=True)
+    common_sizes = set()
+    for k in range(6, 14):
+        staged.add(retail[k])
+        got = staged.flow(shared=True)
+        assert got.intent_table == learn(retail[:k + 1]).intent_table
+        common_sizes.add(len(common_words(staged.intent)))
+    assert len(common_sizes) > 1 and got.intent_table is not None and got.intent_table.rules

@@ -26,7 +26,7 @@ from stretto_core.flow.ir import (FLOW_FORMAT_VERSION, ContractCounts, Flow, Flo
 from stretto_core.learn.alpha import alpha_posterior
 from stretto_core.learn.bindings import add_session, compile_table
 from stretto_core.learn.counts import Counts, vocabulary
-from stretto_core.learn.intent import count_session as count_intent, derive_table
+from stretto_core.learn.intent import IntentRule, IntentTable, common_words, count_session as count_intent, site_rules
 from stretto_core.learn.reach_alpha import reach_alpha_posterior
 from stretto_core.learn.steps import session_symbols
 from stretto_core.sessions.fingerprint import session_fingerprint
@@ -57,6 +57,11 @@ class StagedFlow:
         """The last flow written (derived), while no session came since."""
         self._derived_is_own = False
         """That flow holds counts of its own (not the staged ones)."""
+        self._intent_rules: dict[str, dict[str, IntentRule]] | None = None
+        """Each site's intent rules as last derived, and the common words they were derived with."""
+        self._intent_common: set[str] = set()
+        self._intent_touched: set[str] = set()
+        """The sites whose intent counts a session changed since."""
 
     def add(self, session: Session, fingerprint: str | None = None) -> None:
         """Count one session in (a batch learn's counting, at weight one, as data); `fingerprint`:
@@ -72,7 +77,9 @@ class StagedFlow:
         add_session(self.bindings, session, manifest, 1.0, self.bindings.constants)
         for call in session.agent_calls():
             self.contracts.add_call(call.tool, call.arguments, 1.0)
+        decided = dict(self.intent.decisions)
         count_intent(self.intent, session, manifest, 1.0)
+        self._intent_touched.update(site for site, n in self.intent.decisions.items() if decided.get(site) != n)
         source = self._source()
         source.sessions += 1
         if source.solo_sessions is not None:
@@ -116,10 +123,30 @@ class StagedFlow:
         flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
         flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))
         flow.table = compile_table(flow.bindings)
-        flow.intent_table = derive_table(flow.intent)
+        flow.intent_table = own(self._intent_table())
         flow.pinned = _pin_contracts(self.manifest, flow.contracts)
         self._derived, self._derived_is_own = flow, not shared
         return flow
+
+
+    def _intent_table(self) -> IntentTable:
+        """The intent table, each site's rules derived again only when a session touched the site
+        or a word the site's users said joined or left the common words: `derive_table`'s result
+        (a site's rules read its own counts and, of the common words, those said there)."""
+        common = common_words(self.intent)
+        if self._intent_rules is None:
+            self._intent_rules, touched = {}, set(self.intent.decisions)
+        else:
+            touched = self._intent_touched
+            moved = common ^ self._intent_common
+            if moved:
+                touched = touched | {site for site, said in self.intent.said.items()
+                                     if site in self.intent.decisions and not moved.isdisjoint(said.keys())}
+        for site in touched:
+            self._intent_rules[site] = site_rules(self.intent, site, common)
+        self._intent_common, self._intent_touched = common, set()
+        return IntentTable(rules={site: self._intent_rules[site] for site in sorted(self._intent_rules)
+                                  if self._intent_rules[site]})
 
 
 def _add_name(names: list[str], name: str) -> None:

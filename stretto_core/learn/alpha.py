@@ -46,9 +46,9 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -110,22 +110,45 @@ def alphas_of(log_alphas: Iterable[float] | None, vocab_size: int) -> list[float
     return [math.exp(x) for x in grid_of(log_alphas)]
 
 
-def add_scaled(out: list[float], terms: Sequence[float], times: float) -> None:
-    """out += times · terms, point by point."""
-    for g, term in enumerate(terms):
-        out[g] += times * term
+Points = tuple[list[float], list[float]]
+"""The grid points a level is computed at: their α, and lgamma(α)."""
+
+Level = TypeVar("Level")
+
+AddLevel = Callable[[Level, Points, list[float], list[list[float]], bool], tuple[list[float], list[list[float]]]]
+"""One level's log ML added to `out` at the points, given the lower level's predictive there;
+returns the sums and this level's predictive (none for the last level: nothing reads it)."""
+
+
+def levels_log_ml(alphas: list[float], levels: Sequence[Level], add_level: AddLevel[Level]) -> list[float]:
+    """The log ML of every level summed at each α, level after level (each level's terms
+    grid-free first, so that the grid loop does arithmetic and lgamma only)."""
+    points = (alphas, [math.lgamma(a) for a in alphas])
+    out = [0.0] * len(alphas)
+    below: list[list[float]] = []
+    for depth, level in enumerate(levels):
+        out, below = add_level(level, points, out, below, depth == len(levels) - 1)
+    return out
+
+
+HabitLevel = tuple[Counter[float], Counter[tuple[float, int]], dict[tuple[float, int, float], int]]
+"""A habit level, grid-free: contexts per total, (count, parent) entries, and the distinct
+(count, parent, total) kinds its predictive is kept for."""
 
 
 def log_marginal_likelihood(counts: Counts, vocab_size: int,
                             log_alphas: Iterable[float] | None = None) -> list[float]:
     """log ML(α) of the habit's counts at each log α of the grid (see the module docstring)."""
     alphas = alphas_of(log_alphas, vocab_size)
-    lgamma = math.lgamma
-    lg_alphas = [lgamma(a) for a in alphas]
-    out = [0.0] * len(alphas)
-    uniform = [1.0 / vocab_size] * len(alphas)
+    uniform = 1.0 / vocab_size
+    return levels_log_ml(alphas, _habit_levels(counts), lambda level, points, out, below, last:
+                         _add_habit_level(level, points, out, below, uniform, last))
+
+
+def _habit_levels(counts: Counts) -> list[HabitLevel]:
+    """Each level's distinct totals, entries and kinds, with their multiplicities: grid-free."""
+    levels: list[HabitLevel] = []
     prev_index: dict[tuple[tuple[str, ...], str], int] = {}
-    prev_pred: list[list[float]] = []
     for j in range(counts.order + 1):
         level = counts.habit_level(j)
         if not level:
@@ -138,21 +161,38 @@ def log_marginal_likelihood(counts: Counts, vocab_size: int,
             total, row = level[ctx]
             per_total[total] += 1
             for action in sorted(row):
-                parent = prev_index[(ctx[1:], action)] if j > 0 and prev_pred else -1
+                parent = prev_index[(ctx[1:], action)] if levels and levels[-1][2] else -1
                 per_entry[(row[action], parent)] += 1
                 index[(ctx, action)] = kinds.setdefault((row[action], parent, total), len(kinds))
-        for total, times in per_total.items():
-            add_scaled(out, [lg - lgamma(total + a) for lg, a in zip(lg_alphas, alphas)], times)
-        for (n_a, parent), times in per_entry.items():
-            base = prev_pred[parent] if parent >= 0 else uniform
-            scaled = [a * b for a, b in zip(alphas, base)]
-            add_scaled(out, [lgamma(n_a + s) - lgamma(s) for s in scaled], times)
-        pred: list[list[float]] = [[]] * len(kinds)
-        for (n_a, parent, total), at in kinds.items():
-            base = prev_pred[parent] if parent >= 0 else uniform
-            pred[at] = [(n_a + a * b) / (total + a) for a, b in zip(alphas, base)]
-        prev_pred, prev_index = pred, index
-    return out
+        levels.append((per_total, per_entry, kinds))
+        prev_index = index
+    return levels
+
+
+def _add_habit_level(level: HabitLevel, points: Points, out: list[float], below: list[list[float]],
+                     uniform: float, last: bool) -> tuple[list[float], list[list[float]]]:
+    """`out` plus one habit level's log ML at `points`, and its predictive there (none when `last`)."""
+    per_total, per_entry, kinds = level
+    alphas, lg_alphas = points
+    lgamma = math.lgamma
+    flat = [uniform] * len(alphas)
+    for total, times in per_total.items():
+        out = [o + times * (lg - lgamma(total + a)) for o, lg, a in zip(out, lg_alphas, alphas)]
+    # lgamma(α p) once per parent, however many counts share it
+    scaled: dict[int, tuple[list[float], list[float]]] = {}
+    for parent in {p for _, p in per_entry}:
+        s_of = [a * b for a, b in zip(alphas, below[parent] if parent >= 0 else flat)]
+        scaled[parent] = (s_of, [lgamma(s) for s in s_of])
+    for (n_a, parent), times in per_entry.items():
+        s_of, lg_s = scaled[parent]
+        out = [o + times * (lgamma(n_a + s) - ls) for o, s, ls in zip(out, s_of, lg_s)]
+    if last:
+        return out, []
+    pred: list[list[float]] = [[]] * len(kinds)
+    for (n_a, parent, total), at in kinds.items():
+        base = below[parent] if parent >= 0 else flat
+        pred[at] = [(n_a + a * b) / (total + a) for a, b in zip(alphas, base)]
+    return out, pred
 
 
 def log_prior(log_alphas: Iterable[float] | None = None) -> list[float]:

@@ -203,30 +203,42 @@ def _add_each(row: dict[str, float], words: frozenset[str], n: float) -> None:
 
 def derive_table(counts: IntentCounts) -> IntentTable:
     """The rules kept (module docstring), lifts rounded so a file states them exactly."""
-    rules: dict[str, dict[str, IntentRule]] = {}
-    common = {w for w, n in counts.sessions.items() if n >= MIN_SESSIONS}
-    for site, n in sorted(counts.decisions.items()):
-        said = counts.said.get(site, {})
-        spread = math.sqrt(max(1.0, n / max(1, len(counts.site_tasks.get(site, ())))))  # decisions per task
-        for tool, m in sorted(counts.used.get(site, {}).items()):
-            p = m / n if n > 0 else 0.0
-            if not 0.0 < p < 1.0:
-                continue
-            hits = counts.said_used.get(site, {}).get(tool, {})
-            rule = IntentRule()
-            for word in sorted(common & said.keys()):
-                k, n_w = hits.get(word, 0.0), said[word]
-                vouches, present = _telling_lifts(k, n_w, p, VOUCH_Z * spread, MIN_Z * spread)
-                if vouches is not None and vouches >= VOUCH_LIFT:
-                    rule.vouch.append(word)
-                elif present is not None and present <= 1.0 / MIN_LIFT:
-                    rule.said[word] = present
-                absent = _telling_lift(m - k, n - n_w, p, MIN_Z * spread)
-                if absent is not None and absent <= 1.0 / MIN_LIFT:
-                    rule.unsaid[word] = absent
-            if rule.said or rule.unsaid:
-                rules.setdefault(site, {})[tool] = rule
+    common = common_words(counts)
+    rules = {site: kept for site in sorted(counts.decisions) if (kept := site_rules(counts, site, common))}
     return IntentTable(rules=rules)
+
+
+def common_words(counts: IntentCounts) -> set[str]:
+    """The words said in enough sessions to enter the table (`MIN_SESSIONS`)."""
+    return {w for w, n in counts.sessions.items() if n >= MIN_SESSIONS}
+
+
+def site_rules(counts: IntentCounts, site: str, common: set[str]) -> dict[str, IntentRule]:
+    """One site's rules (a function of that site's counts and the common words alone, so that a
+    flow staged session by session derives again only the sites a session touched)."""
+    rules: dict[str, IntentRule] = {}
+    n = counts.decisions[site]
+    said = counts.said.get(site, {})
+    spread = math.sqrt(max(1.0, n / max(1, len(counts.site_tasks.get(site, ())))))  # decisions per task
+    for tool, m in sorted(counts.used.get(site, {}).items()):
+        p = m / n if n > 0 else 0.0
+        if not 0.0 < p < 1.0:
+            continue
+        hits = counts.said_used.get(site, {}).get(tool, {})
+        rule = IntentRule()
+        for word in sorted(common & said.keys()):
+            k, n_w = hits.get(word, 0.0), said[word]
+            vouches, present = _telling_lifts(k, n_w, p, VOUCH_Z * spread, MIN_Z * spread)
+            if vouches is not None and vouches >= VOUCH_LIFT:
+                rule.vouch.append(word)
+            elif present is not None and present <= 1.0 / MIN_LIFT:
+                rule.said[word] = present
+            absent = _telling_lift(m - k, n - n_w, p, MIN_Z * spread)
+            if absent is not None and absent <= 1.0 / MIN_LIFT:
+                rule.unsaid[word] = absent
+        if rule.said or rule.unsaid:
+            rules[tool] = rule
+    return rules
 
 
 def _telling_lift(k: float, n: float, p: float, z: float) -> float | None:

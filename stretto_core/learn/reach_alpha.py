@@ -31,62 +31,87 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-from stretto_core.learn.alpha import (AlphaPosterior, add_scaled, alphas_of, grid_of, log_prior, normalized,
-                                      posterior_summary)
+from stretto_core.learn.alpha import (AlphaPosterior, Points, alphas_of, grid_of, log_prior, normalized,
+                                      levels_log_ml, posterior_summary)
 from stretto_core.learn.counts import Counts
 
 EDGE = 1e-12
 """A back-off mean is kept this far inside (0, 1), where the Beta–Binomial is defined."""
 
 
+Rows = dict[tuple[float, float, int], int]
+"""A level's distinct rows (n, m, parent's row at the level below, or -1) → their position."""
+
+
 def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
                                   log_alphas: Iterable[float] | None = None) -> list[float]:
     """log ML(α) of the reach's counts at each log α of the grid (module docstring)."""
     alphas = alphas_of(log_alphas, vocab_size)
-    lgamma = math.lgamma
-    lg_alphas = [lgamma(a) for a in alphas]
-    out = [0.0] * len(alphas)
-    actions = sorted(counts.actions())
-    if not actions:
-        return out
     uniform = min(max(1.0 / vocab_size, EDGE), 1.0 - EDGE)
+    return levels_log_ml(alphas, _levels(counts), lambda level, points, out, below, last:
+                         _add_level(level, points, out, below, uniform, last))
+
+
+def _levels(counts: Counts) -> list[tuple[Rows, Counter[int]]]:
+    """Each level's distinct rows and how many (context, action) pairs share each: grid-free."""
+    actions = sorted(counts.actions())
+    levels: list[tuple[Rows, Counter[int]]] = []
+    if not actions:
+        return levels
     prev_index: dict[tuple[tuple[str, ...], str], int] = {}
-    prev_pred: list[list[float]] = []
     for j in range(counts.order + 1):
         habit = counts.habit_level(j)
         if not habit:
             break
         reach = counts.reach_level(j)
-        rows: dict[tuple[float, float, int], int] = {}
+        rows: Rows = {}
         times: Counter[int] = Counter()
         index: dict[tuple[tuple[str, ...], str], int] = {}
         for ctx in sorted(habit):
             total = habit[ctx][0]
             row = reach.get(ctx, {})
             for action in actions:
-                parent = prev_index.get((ctx[1:], action), -1) if prev_pred else -1
+                parent = prev_index.get((ctx[1:], action), -1) if levels else -1
                 at = rows.setdefault((total, min(row.get(action, 0.0), total), parent), len(rows))
                 times[at] += 1
                 index[(ctx, action)] = at
-        # what depends on the mean alone is computed once per parent, on n alone once per n
-        owners: dict[int, tuple[list[float], list[float], list[float]]] = {}
-        for parent in {p for _, _, p in rows}:
-            means = ([min(max(x, EDGE), 1.0 - EDGE) for x in prev_pred[parent]] if parent >= 0
-                     else [uniform] * len(alphas))
-            a_of = [al * mu for al, mu in zip(alphas, means)]
-            b_of = [al * (1.0 - mu) for al, mu in zip(alphas, means)]
-            owners[parent] = (a_of, b_of, [lg_alphas[g] - lgamma(a) - lgamma(b)
-                                           for g, (a, b) in enumerate(zip(a_of, b_of))])
-        per_total = {n: [lgamma(n + al) for al in alphas] for n in {n for n, _, _ in rows}}
-        pred: list[list[float]] = [[]] * len(rows)
-        for (n, m, parent), at in rows.items():
-            a_of, b_of, fixed = owners[parent]
-            lg_n = per_total[n]
-            add_scaled(out, [fixed[g] - lg_n[g] + lgamma(m + a) + lgamma(n - m + b)
-                             for g, (a, b) in enumerate(zip(a_of, b_of))], times[at])
+        levels.append((rows, times))
+        prev_index = index
+    return levels
+
+
+def _add_level(level: tuple[Rows, Counter[int]], points: Points, out: list[float], below: list[list[float]],
+               uniform: float, last: bool) -> tuple[list[float], list[list[float]]]:
+    """`out` plus one level's log ML at `points`, and the level's predictive there (none when `last`)."""
+    rows, times = level
+    alphas, lg_alphas = points
+    lgamma = math.lgamma
+    # what depends on the mean alone is computed once per parent, on n alone once per n; a row
+    # with m = 0 (or m = n) reuses its parent's lgamma(α r) (or lgamma(α (1 − r))): 0 + x is x
+    owners: dict[int, tuple[list[float], list[float], list[float], list[float], list[float]]] = {}
+    for parent in {p for _, _, p in rows}:
+        means = ([min(max(x, EDGE), 1.0 - EDGE) for x in below[parent]] if parent >= 0
+                 else [uniform] * len(alphas))
+        a_of = [al * mu for al, mu in zip(alphas, means)]
+        b_of = [al * (1.0 - mu) for al, mu in zip(alphas, means)]
+        lg_a = [lgamma(a) for a in a_of]
+        lg_b = [lgamma(b) for b in b_of]
+        owners[parent] = (a_of, b_of, [lg - la - lb for lg, la, lb in zip(lg_alphas, lg_a, lg_b)], lg_a, lg_b)
+    per_total = {n: [lgamma(n + al) for al in alphas] for n in {n for n, _, _ in rows}}
+    pred: list[list[float]] = [] if last else [[]] * len(rows)
+    for (n, m, parent), at in rows.items():
+        a_of, b_of, fixed, lg_a, lg_b = owners[parent]
+        lg_n, k = per_total[n], times[at]
+        if m == 0:
+            out = [o + k * (f - ln + la + lgamma(n + b)) for o, f, ln, la, b in zip(out, fixed, lg_n, lg_a, b_of)]
+        elif m == n:
+            out = [o + k * (f - ln + lgamma(m + a) + lb) for o, f, ln, a, lb in zip(out, fixed, lg_n, a_of, lg_b)]
+        else:
+            out = [o + k * (f - ln + lgamma(m + a) + lgamma(n - m + b))
+                   for o, f, ln, a, b in zip(out, fixed, lg_n, a_of, b_of)]
+        if not last:
             pred[at] = [(m + a) / (n + al) for a, al in zip(a_of, alphas)]
-        prev_pred, prev_index = pred, index
-    return out
+    return out, pred
 
 
 def reach_alpha_posterior(counts: Counts, vocab_size: int,
