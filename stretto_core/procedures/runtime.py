@@ -8,8 +8,10 @@ against an async one (an MCP client session, see `procedures.mcp`). Verdicts:
 - `resolved`: the tree said stop and every check that applies to the ticket passed (at least one
   must apply: an outcome nothing confirms is not called resolved);
 - `transferred`: the procedure made its handoff call (the policy directs a person to take it);
-- `hand_back`: a check failed or none applies, no option at a leaf binds or passes the guard,
-  there is no tree for the site, or the call budget ran out. `reason` says which, in words.
+- `hand_back`: a check failed or none applies, no option at a leaf binds, passes the guard and
+  meets its precondition (nor, with `fallback`, any write elsewhere whose precondition holds, nor
+  the outcome's probe), there is no tree for the site, or the call budget ran out. `reason` says
+  which, in words.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Awaitable, Callable, Literal, Protocol
 
 from stretto_core.procedures.bindings import bind
 from stretto_core.procedures.checks import check_passes
+from stretto_core.procedures.conditions import condition_features, unmet
 from stretto_core.procedures.ir import STOP, Action, Check, Procedure
 from stretto_core.procedures.state import RunState, Step, ticket_words
 from stretto_core.procedures.tree import predict
@@ -116,25 +119,65 @@ class ProcedureRun:
             return self._end("hand_back", f"made {tree_calls} calls, the procedure's budget")
         site = self.state.site()
         tree = self.procedure.trees.get(site)
+        conditions = condition_features(self.state, self.vocab)
+        tried: list[str] = []
+        if tree is not None:
+            for option in predict(tree.root, self.state.features(self.vocab)):
+                if option.action == STOP:
+                    failing = self._failing_check() if self.procedure.fallback else None
+                    if failing is not None:
+                        tried.append(f"stop ({failing})")
+                        continue
+                    self._phase = "check"
+                    self._checks = self._applicable_checks()
+                    return None
+                action = self.procedure.actions.get(option.action)
+                if action is None:
+                    tried.append(f"{option.action} (unknown)")
+                    continue
+                missing = unmet(action.requires, conditions) if self.kind(action.tool) == "write" else []
+                arguments = None if missing else self._bind(action)
+                if arguments is None:
+                    tried.append(f"{option.action} (its state does not hold: {missing[0]})" if missing
+                                 else option.action)
+                    continue
+                return self._propose(Call(action.tool, arguments, action=option.action, site=site))
+        if self.procedure.fallback:
+            fallback = self._fallback(site, conditions)
+            if fallback is not None:
+                return fallback
         if tree is None:
             return self._end("hand_back", f"no tree for site {site!r}: no demonstration went on from there")
-        options = predict(tree.root, self.state.features(self.vocab))
-        tried = []
-        for option in options:
-            if option.action == STOP:
-                self._phase = "check"
-                self._checks = self._applicable_checks()
-                return None
-            action = self.procedure.actions.get(option.action)
-            if action is None:
-                tried.append(f"{option.action} (unknown)")
-                continue
-            arguments = self._bind(action)
-            if arguments is None:
-                tried.append(option.action)
-                continue
-            return self._propose(Call(action.tool, arguments, action=option.action, site=site))
         return self._end("hand_back", f"at site {site!r} no option binds or passes the guard: {tried}")
+
+    def _fallback(self, site: str, conditions: set[str]) -> Call | None:
+        """A write made elsewhere whose precondition holds here (the most specific first), else the
+        probe that tests the ticket's outcome, else a read demonstrations made after writes: the
+        procedure goes on where its leaf has nothing, and hands back only when none may be made."""
+        ranked = sorted(((key, a) for key, a in self.procedure.actions.items()
+                         if a.requires and self.kind(a.tool) == "write" and not unmet(a.requires, conditions)),
+                        key=lambda ka: (-len(ka[1].requires), -ka[1].count, ka[0]))
+        for key, action in ranked:
+            arguments = self._bind(action)
+            if arguments is not None:
+                return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
+        reads = [c.probe for c in self._applicable_checks()] + list(self.procedure.probes)
+        for key in dict.fromkeys(reads):
+            action = self.procedure.actions.get(key)
+            arguments = self._bind(action) if action is not None else None
+            if action is not None and arguments is not None:
+                return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
+        return None
+
+    def _failing_check(self) -> str | None:
+        """Why an applicable check already fails on a fresh result of its probe (None: none does)."""
+        for check in self._applicable_checks():
+            fresh = self._fresh_result(check.probe)
+            if fresh is not None:
+                ok, why = (False, f"{check.probe} failed") if fresh.error else check_passes(check, fresh.tokens)
+                if not ok:
+                    return why
+        return None
 
     def _bind(self, action: Action) -> dict[str, Any] | None:
         names = sorted(action.arguments)
