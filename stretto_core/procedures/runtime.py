@@ -10,7 +10,9 @@ against an async one (an MCP client session, see `procedures.mcp`). Verdicts:
 - `transferred`: the procedure made its handoff call (the policy directs a person to take it);
 - `hand_back`: a check failed or none applies, no option at a leaf binds, passes the guard and
   meets its precondition (nor, with `fallback`, any write elsewhere whose precondition holds, nor
-  the outcome's probe), there is no tree for the site, or the call budget ran out. `reason` says
+  the outcome's probe or another probe), there is no tree for the site (no demonstration went on
+  from there, as after an error none made: the fallback does not go on either), or the call
+  budget ran out. `reason` says
   which, in words.
 """
 
@@ -142,7 +144,11 @@ class ProcedureRun:
                                  else option.action)
                     continue
                 return self._propose(Call(action.tool, arguments, action=option.action, site=site))
-        if self.procedure.fallback:
+        if self.procedure.fallback and tree is not None:
+            if self._confirmed():
+                self._phase = "check"
+                self._checks = self._applicable_checks()
+                return None
             fallback = self._fallback(site, conditions)
             if fallback is not None:
                 return fallback
@@ -168,6 +174,15 @@ class ProcedureRun:
             if action is not None and arguments is not None:
                 return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
         return None
+
+    def _confirmed(self) -> bool:
+        """Every check the ticket asks for applies and passes on a fresh result of its probe."""
+        checks = self._applicable_checks()
+        for check in checks:
+            fresh = self._fresh_result(check.probe)
+            if fresh is None or fresh.error or not check_passes(check, fresh.tokens)[0]:
+                return False
+        return bool(checks)
 
     def _failing_check(self) -> str | None:
         """Why an applicable check already fails on a fresh result of its probe (None: none does)."""
