@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from procedures_curve import numbers, recorded_by_task
+from procedures_curve import VARIANTS, numbers, recorded_by_task
 from procedures_solo import APP, RECORDED_TRAIN, cached_demonstrations, trajectories
 from stretto_core.paths import manifest_path
 from stretto_core.procedures.compile import CompileOptions, compile_procedure
@@ -43,12 +43,6 @@ from stretto_core.procedures.tau2.env import telecom_tasks
 from stretto_core.procedures.tau2.harness import training_task_ids
 from stretto_core.procedures.tau2.measure import measure
 from stretto_core.sessions.manifest import load_manifest
-
-VARIANTS = {"base": CompileOptions(preconditions=False, fallback=False),
-            "preconditions": CompileOptions(preconditions=True, fallback=False),
-            "full": CompileOptions(preconditions=True, fallback=True),
-            "full+ticket": CompileOptions(preconditions=True, ticket_preconditions=True, fallback=True)}
-
 
 def run_point(episodes: list[Episode], tasks: list[str], options: CompileOptions, cascade: bool) -> dict[str, Any]:
     """Compile from the episodes with these options; run on the tasks; count what happened."""
@@ -133,7 +127,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--variants", type=lambda s: s.split(","), default=list(VARIANTS))
+    parser.add_argument("--variants", type=lambda s: s.split(","), default=list(VARIANTS),
+                        help=f"Compilers compared (comma-separated): {', '.join(VARIANTS)}.")
     parser.add_argument("--demo-folds", type=int, default=5, help="Folds of the demonstrator's CV (0: none).")
     parser.add_argument("--demo-k", type=numbers, default=[8, 18], help="Train tasks of the demonstrator's draws.")
     parser.add_argument("--held", type=int, default=20, help="Held-out train tasks of each draw.")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from stretto_core.procedures.actions import assign_actions
 from stretto_core.procedures.checks import learn_checks
-from stretto_core.procedures.conditions import learn_preconditions
+from stretto_core.procedures.conditions import learn_preconditions, precision
 from stretto_core.procedures.episodes import Episode
 from stretto_core.procedures.ir import STOP, Procedure, Provenance, Source, Tree
 from stretto_core.procedures.state import RunState, ticket_words
@@ -48,6 +48,8 @@ class CompileOptions:
     """Also require the ticket words every demonstration of a write had (train CV chose False)."""
     fallback: bool = True
     """Where a leaf has nothing it may make, fall back within the procedure before handing back."""
+    fallback_precision: float = 0.5
+    """The least precision of a write's precondition for the fallback to make it."""
 
 
 def find_handoff(episodes: list[Episode]) -> str | None:
@@ -107,8 +109,10 @@ def compile_procedure(episodes: list[Episode], domain: str, options: CompileOpti
             kinds.setdefault(step.tool, step.kind)
     writes = {t for t, k in kinds.items() if k == "write"}
     requires = learn_preconditions(episodes, vocab, writes, options.ticket_preconditions) if options.preconditions else {}
+    shares = precision(episodes, vocab, requires) if requires else {}
     for key, needed in requires.items():
         actions[key].requires = needed
+        actions[key].precision = shares.get(key)
     used = _used_words(trees) | {f[len("ticket: "):] for needed in requires.values() for f in needed
                                  if f.startswith("ticket: ")}
     return Procedure(
@@ -119,6 +123,7 @@ def compile_procedure(episodes: list[Episode], domain: str, options: CompileOpti
         handoff=handoff,
         max_calls=CALL_HEADROOM * max(len(e.steps) for e in episodes) + 2,
         fallback=options.fallback,
+        fallback_precision=options.fallback_precision,
         probes=_probes(episodes, writes) if options.fallback else [],
         vocab=sorted(used),
         actions=dict(sorted(actions.items())),

@@ -102,6 +102,25 @@ def learn_preconditions(episodes: list[Episode], vocab: list[str], writes: set[s
     return out
 
 
+def precision(episodes: list[Episode], vocab: list[str], requires: dict[str, list[str]]) -> dict[str, float]:
+    """For each precondition, the share of training states meeting it whose next call was its
+    write: how much the state alone says "make this write now". `Speed test failed` holds in
+    many states where other calls came next; the status bar's airplane, only where it was
+    turned off. Steps' action keys must already be assigned."""
+    words = set(vocab)
+    met: dict[str, int] = defaultdict(int)
+    made: dict[str, int] = defaultdict(int)
+    for e in episodes:
+        run = RunState(e.ticket, e.steps)
+        for t, step in enumerate(e.steps):
+            feats = condition_features(run.prefix(t), words)
+            for action, needed in requires.items():
+                if all(f in feats for f in needed):
+                    met[action] += 1
+                    made[action] += step.action == action
+    return {a: round(made[a] / met[a], 4) for a in requires if met[a]}
+
+
 def unmet(requires: list[str], features: set[str]) -> list[str]:
     """The preconditions the state does not meet (empty: the write may be made)."""
     return [f for f in requires if f not in features]

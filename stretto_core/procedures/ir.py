@@ -75,6 +75,9 @@ class Action(_Model):
     requires: list[str] = Field(default_factory=list)
     """A write's precondition: features every state it was demonstrated in had (see
     `procedures/conditions.py`); the run makes the write only where all of them hold."""
+    precision: float | None = None
+    """Share of training states meeting `requires` whose next call was this write; the fallback
+    makes only writes at or above the procedure's `fallback_precision`."""
 
 
 class Option(_Model):
@@ -165,6 +168,8 @@ class Procedure(_Model):
     """When no option of a leaf may be made (or the leaf says stop where a check already fails):
     make a write whose precondition holds, else the applicable check's probe, else one of
     `probes`, before handing back (False: hand back at once)."""
+    fallback_precision: float = 0.5
+    """The least `precision` a write's precondition needs for the fallback to make it."""
     probes: list[str] = Field(default_factory=list)
     """Read actions the fallback may make, in order: reads demonstrations made after a write
     (they look at what a write changes), most often first."""

@@ -157,11 +157,16 @@ class ProcedureRun:
         return self._end("hand_back", f"at site {site!r} no option binds or passes the guard: {tried}")
 
     def _fallback(self, site: str, conditions: set[str]) -> Call | None:
-        """A write made elsewhere whose precondition holds here (the most specific first), else the
+        """A write made elsewhere whose precondition holds here and says "now" often enough in
+        training (`fallback_precision`), never one this run made already (a toggle made twice
+        undoes itself), the most specific first; else the
         probe that tests the ticket's outcome, else a read demonstrations made after writes: the
         procedure goes on where its leaf has nothing, and hands back only when none may be made."""
+        made = {c.action for c in self.calls}
         ranked = sorted(((key, a) for key, a in self.procedure.actions.items()
-                         if a.requires and self.kind(a.tool) == "write" and not unmet(a.requires, conditions)),
+                         if a.requires and self.kind(a.tool) == "write" and key not in made
+                         and (a.precision or 0.0) >= self.procedure.fallback_precision
+                         and not unmet(a.requires, conditions)),
                         key=lambda ka: (-len(ka[1].requires), -ka[1].count, ka[0]))
         for key, action in ranked:
             arguments = self._bind(action)
