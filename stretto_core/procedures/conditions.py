@@ -47,8 +47,10 @@ def _changed(before: RunState, step: Step) -> set[str]:
 
 def state_tokens(episodes: list[Episode], writes: set[str]) -> set[str]:
     """Tokens that can describe a state: shown by some result of a call and not by another result
-    of the same call (the status bar; the customer's name never varies and tells nothing), and comparisons of fields
-    of the result of a read only some episodes made (`data_used_gb>=data_limit_gb`: a read made
+    of the very same call, arguments included (the status bar; the customer's name never varies
+    and tells nothing; two lines of one customer differ, but neither changed: grouping by action
+    instead made their fields preconditions and lost 2 of the 4 recorded leave-one-task-out
+    folds), and comparisons of fields of the result of a read only some episodes made (`data_used_gb>=data_limit_gb`: a read made
     in every episode looks up the customer, one made in some looks into the problem)."""
     shown: dict[str, list[set[str]]] = defaultdict(list)
     compared: dict[str, set[str]] = defaultdict(set)
