@@ -109,6 +109,10 @@ def compile_procedure(episodes: list[Episode], domain: str, options: CompileOpti
             kinds.setdefault(step.tool, step.kind)
     writes = {t for t, k in kinds.items() if k == "write"}
     requires = learn_preconditions(episodes, vocab, writes, options.ticket_preconditions) if options.preconditions else {}
+    if options.preconditions:
+        for e in episodes:
+            for key, n in Counter(s.action for s in e.steps if s.action).items():
+                actions[key].most_per_run = max(actions[key].most_per_run, n)
     shares = precision(episodes, vocab, requires) if requires else {}
     for key, needed in requires.items():
         actions[key].requires = needed

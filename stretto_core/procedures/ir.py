@@ -75,6 +75,9 @@ class Action(_Model):
     requires: list[str] = Field(default_factory=list)
     """A write's precondition: features every state it was demonstrated in had (see
     `procedures/conditions.py`); the run makes the write only where all of them hold."""
+    most_per_run: int = 0
+    """The most times one training episode made this action; the run makes a write no more
+    often (0: no limit, as in files compiled before it existed)."""
     precision: float | None = None
     """Share of training states meeting `requires` whose next call was this write; the fallback
     makes only writes at or above the procedure's `fallback_precision`."""

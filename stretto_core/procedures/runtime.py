@@ -137,7 +137,11 @@ class ProcedureRun:
                 if action is None:
                     tried.append(f"{option.action} (unknown)")
                     continue
-                missing = unmet(action.requires, conditions) if self.kind(action.tool) == "write" else []
+                write = self.kind(action.tool) == "write"
+                if write and self._made_enough(option.action, action):
+                    tried.append(f"{option.action} (made {action.most_per_run}×, as often as any demonstration)")
+                    continue
+                missing = unmet(action.requires, conditions) if write else []
                 arguments = None if missing else self._bind(action)
                 if arguments is None:
                     tried.append(f"{option.action} (its state does not hold: {missing[0]})" if missing
@@ -179,6 +183,11 @@ class ProcedureRun:
             if action is not None and arguments is not None:
                 return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
         return None
+
+    def _made_enough(self, key: str, action: Action) -> bool:
+        """The run made this action as often as any demonstration did (a second refuel, a toggle
+        undoing itself); no limit when `most_per_run` is 0."""
+        return action.most_per_run > 0 and sum(c.action == key for c in self.calls) >= action.most_per_run
 
     def _confirmed(self) -> bool:
         """Every check the ticket asks for applies and passes on a fresh result of its probe."""
