@@ -7,7 +7,9 @@ against an async one (an MCP client session, see `procedures.mcp`). Verdicts:
 
 - `resolved`: the tree said stop and every check that applies to the ticket passed (at least one
   must apply: an outcome nothing confirms is not called resolved);
-- `transferred`: the procedure made its handoff call (the policy directs a person to take it);
+- `transferred`: the procedure made its handoff call (the policy directs a person to take it),
+  only while it followed its trees' choices: once a write was held back or the fallback made a
+  call, a handoff the tree picks becomes a hand-back (escalating is then a model's judgement);
 - `hand_back`: a check failed or none applies, no option at a leaf binds, passes the guard and
   meets its precondition (nor, with `fallback`, any write elsewhere whose precondition holds, nor
   the outcome's probe or another probe), there is no tree for the site (no demonstration went on
@@ -81,6 +83,8 @@ class ProcedureRun:
         self._check_notes: list[str] = []
         self._pending: _Pending | None = None
         self.result: RunResult | None = None
+        self._deviated: str | None = None
+        """Why the run left its trees' first choices (a write held back, a fallback call), if it did."""
 
     def kind(self, tool: str) -> str:
         if tool in self.procedure.reads:
@@ -140,13 +144,19 @@ class ProcedureRun:
                 write = self.kind(action.tool) == "write"
                 if write and self._made_enough(option.action, action):
                     tried.append(f"{option.action} (made {action.most_per_run}×, as often as any demonstration)")
+                    self._deviated = self._deviated or tried[-1]
                     continue
                 missing = unmet(action.requires, conditions) if write else []
                 arguments = None if missing else self._bind(action)
                 if arguments is None:
                     tried.append(f"{option.action} (its state does not hold: {missing[0]})" if missing
                                  else option.action)
+                    if missing:
+                        self._deviated = self._deviated or tried[-1]
                     continue
+                if action.tool == self.procedure.handoff and self._deviated:
+                    return self._end("hand_back", f"the tree would hand the ticket to a person, but the run left "
+                                                  f"its demonstrations ({self._deviated}): a model should judge")
                 return self._propose(Call(action.tool, arguments, action=option.action, site=site))
         if self.procedure.fallback and tree is not None:
             if self._confirmed():
@@ -175,12 +185,14 @@ class ProcedureRun:
         for key, action in ranked:
             arguments = self._bind(action)
             if arguments is not None:
+                self._deviated = self._deviated or f"fallback to {key}"
                 return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
         reads = [c.probe for c in self._applicable_checks()] + list(self.procedure.probes)
         for key in dict.fromkeys(reads):
             action = self.procedure.actions.get(key)
             arguments = self._bind(action) if action is not None else None
             if action is not None and arguments is not None:
+                self._deviated = self._deviated or f"fallback to {key}"
                 return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
         return None
 
