@@ -85,3 +85,17 @@ def test_compiled_from_three_recorded_tasks_it_passes_the_fourth_and_the_compile
                                         CompileOptions(preconditions=False, fallback=False)), tasks[held])
     assert now.verdict == "resolved" and now.reward.reward == 1.0, now.reason
     assert before.reward.reward == 0.0 and before.verdict == "hand_back"
+
+
+def test_a_run_that_held_back_a_write_hands_back_instead_of_escalating(procedure):
+    welded = customer(94, fuse="welded")
+    followed = run_procedure(procedure, welded.ticket(), welded)
+    assert followed.verdict == "transferred"
+    held = procedure.model_copy(deep=True)
+    held.trees["check_lamp"].root = Leaf(options=[Option(action=toggle_key(held), count=1),
+                                                  Option(action=next(k for k, a in held.actions.items()
+                                                                     if a.tool == "transfer_to_human"), count=1)])
+    welded_again = customer(95, fuse="welded")
+    result = run_procedure(held, welded_again.ticket(), welded_again)
+    assert result.verdict == "hand_back" and "left its demonstrations" in result.reason
+    assert not any(tool == "transfer_to_human" for tool, _ in welded_again.log)
