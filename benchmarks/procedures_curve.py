@@ -169,7 +169,8 @@ def numbers(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x]
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (a test parses the commands the docs give with it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", type=numbers, default=[1, 2, 3, 4], help="Recorded training tasks per point.")
     parser.add_argument("--per-task", type=numbers, default=[1, 2, 4], help="Recorded sessions of each task.")
@@ -183,6 +184,11 @@ def main(argv: list[str] | None = None) -> int:
                                                                "workflow, scripted) on the hand-backs.")
     parser.add_argument("--demos", type=Path, default=None, help="Keep (and reuse) the demonstrations here.")
     parser.add_argument("--json", type=Path, default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:

@@ -125,7 +125,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (a test parses the commands the docs give with it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", type=lambda s: s.split(","), default=list(VARIANTS),
                         help=f"Compilers compared (comma-separated): {', '.join(VARIANTS)}.")
@@ -136,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cascade", dest="cascade", action="store_false")
     parser.add_argument("--demos", type=Path, default=None, help="Keep (and reuse) the demonstrations here.")
     parser.add_argument("--json", type=Path, default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
