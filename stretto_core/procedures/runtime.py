@@ -171,11 +171,10 @@ class ProcedureRun:
         return self._end("hand_back", f"at site {site!r} no option binds or passes the guard: {tried}")
 
     def _fallback(self, site: str, conditions: set[str]) -> Call | None:
-        """A write made elsewhere whose precondition holds here and says "now" often enough in
-        training (`fallback_precision`), never one this run made already (a toggle made twice
-        undoes itself), the most specific first; else the
-        probe that tests the ticket's outcome, else a read demonstrations made after writes: the
-        procedure goes on where its leaf has nothing, and hands back only when none may be made."""
+        """Where a leaf has nothing: a write made elsewhere whose precondition holds here and says
+        "now" often enough in training (`fallback_precision`), never one this run made already (a
+        toggle made twice undoes itself), the most specific first; else the probe that tests the
+        ticket's outcome, else one of `probes`. None when nothing may be made: then it hands back."""
         made = {c.action for c in self.calls}
         ranked = sorted(((key, a) for key, a in self.procedure.actions.items()
                          if a.requires and self.kind(a.tool) == "write" and key not in made
