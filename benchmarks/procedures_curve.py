@@ -1,7 +1,8 @@
 """How many recorded sessions a compiled procedure needs: its learning curve on τ²-bench telecom solo.
 
     STRETTO_DATA=../shared/data python benchmarks/procedures_curve.py [--tasks 1,2,3,4] [--per-task 1,2,4]
-        [--demo-tasks 1,2,4,8,18,37,74] [--seeds 3] [--cascade] [--demos DIR] [--json OUT]
+        [--demo-tasks 1,2,4,8,18,37,74] [--seeds 3] [--variants base,full] [--cascade] [--demos DIR]
+        [--json OUT]
 
 Three curves, each point a procedure compiled and then run alone (no model) on the 40 test tasks
 of the official split, in τ²-bench's real solo environment, scored by τ²-bench's reward:
@@ -19,7 +20,10 @@ Each row: sessions and tasks compiled from, test tasks passed (mean over seeds, 
 hand-backs, missed failures (said resolved or transferred and scored 0), and `covered`: test tasks
 whose issue and every fault some compiled-from task shares (a task id names its issue and faults;
 a procedure cannot have learned a repair no session made, so `covered` bounds what it can pass).
-`--cascade` adds the cascade on the hand-backs: its model is the same demonstrator's written
+`--variants` names the compilers compared, each point compiled by each: `full` (the default
+compiler: writes gated by learned preconditions, fallback within the procedure) and `base` (the
+compiler before them, `CompileOptions(preconditions=False, fallback=False)`); the options were
+chosen on the train split by `benchmarks/procedures_cv.py`. `--cascade` adds the cascade on the hand-backs: its model is the same demonstrator's written
 workflow as a scripted model (`WorkflowModel`), not an LLM, so its LLM turns per ticket count the
 work the procedure took off a model, not a model's skill. The test split is read only to report.
 """
@@ -39,7 +43,7 @@ from typing import Any
 
 from procedures_solo import APP, RECORDED_TRAIN, cached_demonstrations, trajectories
 from stretto_core.paths import manifest_path
-from stretto_core.procedures.compile import compile_procedure
+from stretto_core.procedures.compile import CompileOptions, compile_procedure
 from stretto_core.procedures.episodes import Episode
 from stretto_core.procedures.show import compiled_from
 from stretto_core.procedures.sources import read_sessions, training_episodes
@@ -48,6 +52,14 @@ from stretto_core.procedures.tau2.harness import training_task_ids
 from stretto_core.procedures.tau2.measure import measure, summarize
 from stretto_core.sessions.manifest import load_manifest
 from stretto_core.sessions.splits import official_split
+
+VARIANTS = {"base": CompileOptions(preconditions=False, fallback=False),
+            "full": CompileOptions(preconditions=True, fallback=True),
+            "full+ticket": CompileOptions(preconditions=True, ticket_preconditions=True, fallback=True),
+            "full-any-precision": CompileOptions(preconditions=True, fallback=True, fallback_precision=0.0),
+            "full-precision-0.8": CompileOptions(preconditions=True, fallback=True, fallback_precision=0.8),
+            "no-fallback": CompileOptions(preconditions=True, fallback=False)}
+"""The compilers compared: `full` is the default; `base` is the compiler before preconditions."""
 
 TASK_ID = re.compile(r"^\[(?P<issue>[^\]]+)\](?P<faults>[^\[]*)")
 
@@ -67,13 +79,16 @@ def covered(test: list[str], learned: set[str]) -> int:
     return sum(1 for t in test if issue_and_faults(t)[0] in issues and issue_and_faults(t)[1] <= faults)
 
 
-def point(curve: str, episodes: list[Episode], test: list[str], cascade: bool) -> dict[str, Any]:
+def point(curve: str, episodes: list[Episode], test: list[str], cascade: bool,
+          variant: str = "full") -> dict[str, Any]:
     """One compile, run on every test task: the summary a row needs."""
-    procedure = compile_procedure(episodes, APP)
+    import copy
+
+    procedure = compile_procedure(copy.deepcopy(episodes), APP, VARIANTS[variant])
     alone, cascaded = measure(procedure, test, cascade=cascade)
     s = summarize(alone, cascaded)
     tasks = {e.task_id for e in episodes}
-    return {"curve": curve, "tasks": len(tasks), "sessions": len(episodes),
+    return {"curve": curve, "variant": variant, "tasks": len(tasks), "sessions": len(episodes),
             "compiled_from": compiled_from(procedure),
             "passed": s.passed, "hand_back": s.verdicts.get("hand_back", 0), "missed": s.missed_failures,
             "covered": covered(test, tasks), "cascade_passed": s.cascade_passed,
@@ -110,12 +125,13 @@ def curves(args: argparse.Namespace) -> list[dict[str, Any]]:
                 chosen = sorted(rng.sample(sorted(recorded), k))
                 episodes = [e for t in chosen for e in sorted(rng.sample(recorded[t], min(n, len(recorded[t]))),
                                                                key=lambda e: e.session_id)]
-                rows.append(dict(point("recorded", episodes, test, args.cascade), per_task=n, seed=seed))
                 same = [demo[t] for t in chosen if t in demo]
-                if n == args.per_task[0] and same:
-                    rows.append(dict(point("demonstrator, same tasks", same, test, args.cascade), per_task=1,
-                                     seed=seed))
-                print(f"  recorded k={k} n={n} seed={seed}: {rows[-1]['passed']}/40", flush=True)
+                for variant in args.variants:
+                    rows.append(dict(point("recorded", episodes, test, args.cascade, variant), per_task=n, seed=seed))
+                    print(f"  recorded k={k} n={n} seed={seed} {variant}: {rows[-1]['passed']}/40", flush=True)
+                    if n == args.per_task[0] and same:
+                        rows.append(dict(point("demonstrator, same tasks", same, test, args.cascade, variant),
+                                         per_task=1, seed=seed))
     for k in args.demo_tasks:
         seeds = 1 if k >= len(train) else args.seeds
         for seed in range(seeds):
@@ -123,25 +139,27 @@ def curves(args: argparse.Namespace) -> list[dict[str, Any]]:
             episodes = [demo[t] for t in chosen if t in demo]
             if not episodes:
                 continue
-            rows.append(dict(point("demonstrator, more tasks", episodes, test, args.cascade), per_task=1, seed=seed))
-            print(f"  demonstrator k={k} seed={seed}: {rows[-1]['passed']}/40", flush=True)
+            for variant in args.variants:
+                rows.append(dict(point("demonstrator, more tasks", episodes, test, args.cascade, variant),
+                                 per_task=1, seed=seed))
+                print(f"  demonstrator k={k} seed={seed} {variant}: {rows[-1]['passed']}/40", flush=True)
     return rows
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     """Rows pooled over seeds: mean passed (min–max) and the rest as means."""
-    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, int, int, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        groups[(r["curve"], r["tasks"], r["per_task"])].append(r)
-    lines = ["| compiled from | tasks | sessions per task | sessions | seeds | passed of 40 (min–max) | hand-backs "
-             "| missed | covered | cascade passed | LLM turns per ticket |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for (curve, tasks, per_task), rs in groups.items():
+        groups[(r["curve"], r["tasks"], r["per_task"], r.get("variant", "full"))].append(r)
+    lines = ["| compiled from | tasks | sessions per task | compiler | sessions | seeds | passed of 40 (min–max) "
+             "| hand-backs | missed | covered | cascade passed | LLM turns per ticket |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (curve, tasks, per_task, variant), rs in groups.items():
         passed = [r["passed"] for r in rs]
         mean = lambda key: statistics.fmean(r[key] for r in rs)  # noqa: E731
         cascade = "—" if rs[0]["cascade_passed"] is None else f"{mean('cascade_passed'):.1f}"
         turns = "—" if rs[0]["llm_turns_per_ticket"] is None else f"{mean('llm_turns_per_ticket'):.2f}"
-        lines.append(f"| {curve} | {tasks} | {per_task} | {mean('sessions'):.0f} | {len(rs)} | "
+        lines.append(f"| {curve} | {tasks} | {per_task} | {variant} | {mean('sessions'):.0f} | {len(rs)} | "
                      f"{statistics.fmean(passed):.1f} ({min(passed)}–{max(passed)}) | {mean('hand_back'):.1f} | "
                      f"{mean('missed'):.1f} | {mean('covered'):.1f} | {cascade} | {turns} |")
     return "\n".join(lines)
@@ -151,18 +169,30 @@ def numbers(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x]
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (a test parses the commands the docs give with it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", type=numbers, default=[1, 2, 3, 4], help="Recorded training tasks per point.")
     parser.add_argument("--per-task", type=numbers, default=[1, 2, 4], help="Recorded sessions of each task.")
     parser.add_argument("--demo-tasks", type=numbers, default=[1, 2, 4, 8, 18, 37, 74],
                         help="Training tasks the demonstrator's ceiling curve compiles from.")
     parser.add_argument("--seeds", type=int, default=3, help="Random draws per point (one where all are taken).")
+    parser.add_argument("--variants", type=lambda v: v.split(","), default=["full"],
+                        help="Compilers compared at every point: full (the default compiler), base (before "
+                             "preconditions and fallback), full+ticket.")
     parser.add_argument("--cascade", action="store_true", help="Also run the cascade (its model: the written "
                                                                "workflow, scripted) on the hand-backs.")
     parser.add_argument("--demos", type=Path, default=None, help="Keep (and reuse) the demonstrations here.")
     parser.add_argument("--json", type=Path, default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
+    unknown = [v for v in args.variants if v not in VARIANTS]
+    if unknown:
+        raise SystemExit(f"unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}")
     started = time.process_time()
     rows = curves(args)
     if not rows:

@@ -7,6 +7,9 @@
    after the last call of an episode that ended without handing off.
 3. Each site's tree is grown by ID3 to the depth cross-validation over tasks chooses.
 4. The checks are learned from what resolved episodes read after their last write.
+5. Each write gets a precondition (`conditions.learn_preconditions`): what every state it was
+   demonstrated in showed; the run makes it nowhere else, and (with `fallback`) makes a write
+   whose precondition holds, or tests the outcome, where a leaf has nothing it may make.
 
 Only the episodes given are used: the caller decides which are successful and never passes one
 of a test task (`stretto procedure compile` refuses them).
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 
 from stretto_core.procedures.actions import assign_actions
 from stretto_core.procedures.checks import learn_checks
+from stretto_core.procedures.conditions import learn_preconditions, precision
 from stretto_core.procedures.episodes import Episode
 from stretto_core.procedures.ir import STOP, Procedure, Provenance, Source, Tree
 from stretto_core.procedures.state import RunState, ticket_words
@@ -38,6 +42,14 @@ class CompileOptions:
     handoff: str | None = None
     constants_only: bool = False
     """Bind every argument to the value demonstrated (an ablation of provenance)."""
+    preconditions: bool = True
+    """Learn each write's precondition (False: a leaf's write is made in any state)."""
+    ticket_preconditions: bool = False
+    """Also require the ticket words every demonstration of a write had (train CV chose False)."""
+    fallback: bool = True
+    """Where a leaf has nothing it may make, fall back within the procedure before handing back."""
+    fallback_precision: float = 0.5
+    """The least precision of a write's precondition for the fallback to make it."""
 
 
 def find_handoff(episodes: list[Episode]) -> str | None:
@@ -95,7 +107,18 @@ def compile_procedure(episodes: list[Episode], domain: str, options: CompileOpti
     for e in episodes:
         for step in e.steps:
             kinds.setdefault(step.tool, step.kind)
-    used = _used_words(trees)
+    writes = {t for t, k in kinds.items() if k == "write"}
+    requires = learn_preconditions(episodes, vocab, writes, options.ticket_preconditions) if options.preconditions else {}
+    if options.preconditions:
+        for e in episodes:
+            for key, n in Counter(s.action for s in e.steps if s.action).items():
+                actions[key].most_per_run = max(actions[key].most_per_run, n)
+    shares = precision(episodes, vocab, requires) if requires else {}
+    for key, needed in requires.items():
+        actions[key].requires = needed
+        actions[key].precision = shares.get(key)
+    used = _used_words(trees) | {f[len("ticket: "):] for needed in requires.values() for f in needed
+                                 if f.startswith("ticket: ")}
     return Procedure(
         domain=domain,
         provenance=_provenance(episodes),
@@ -103,11 +126,35 @@ def compile_procedure(episodes: list[Episode], domain: str, options: CompileOpti
         writes=sorted(t for t, k in kinds.items() if k == "write"),
         handoff=handoff,
         max_calls=CALL_HEADROOM * max(len(e.steps) for e in episodes) + 2,
+        fallback=options.fallback,
+        fallback_precision=options.fallback_precision,
+        probes=_probes(episodes, writes) if options.fallback else [],
         vocab=sorted(used),
         actions=dict(sorted(actions.items())),
         trees=trees,
         checks=learn_checks(episodes, vocab),
     )
+
+
+def _probes(episodes: list[Episode], writes: set[str]) -> list[str]:
+    """What a run looks at when it is stuck: reads made after some write (they see what a write
+    changed), then reads only some episodes made (they look into one kind of problem), each
+    most often first. Reads every episode made before any write (the customer's records) are
+    not probes: the run has made them already."""
+    after: Counter[str] = Counter()
+    some: Counter[str] = Counter()
+    episodes_with: Counter[str] = Counter()
+    for e in episodes:
+        wrote = False
+        for step in e.steps:
+            wrote = wrote or step.tool in writes
+            if step.tool not in writes and step.kind == "read" and step.action:
+                (after if wrote else some)[step.action] += 1
+        episodes_with.update({s.action for s in e.steps if s.action})
+    ranked = [a for a, _ in sorted(after.items(), key=lambda kv: (-kv[1], kv[0]))]
+    ranked += [a for a, _ in sorted(some.items(), key=lambda kv: (-kv[1], kv[0]))
+               if a not in after and episodes_with[a] < len(episodes)]
+    return ranked
 
 
 def _used_words(trees: dict[str, Tree]) -> set[str]:

@@ -72,6 +72,15 @@ class Action(_Model):
     tool: str
     arguments: dict[str, Binding] = Field(default_factory=dict)
     count: int = 0
+    requires: list[str] = Field(default_factory=list)
+    """A write's precondition: features every state it was demonstrated in had (see
+    `procedures/conditions.py`); the run makes the write only where all of them hold."""
+    most_per_run: int = 0
+    """The most times one training episode made this action; the run makes a write no more
+    often (0: no limit, as in files compiled before it existed)."""
+    precision: float | None = None
+    """Share of training states meeting `requires` whose next call was this write; the fallback
+    makes only writes at or above the procedure's `fallback_precision`."""
 
 
 class Option(_Model):
@@ -158,6 +167,15 @@ class Procedure(_Model):
     writes: list[str] = Field(default_factory=list)
     handoff: str | None = None
     max_calls: int = 60
+    fallback: bool = False
+    """When no option of a leaf may be made (or the leaf says stop where a check already fails):
+    make a write whose precondition holds, else the applicable check's probe, else one of
+    `probes`, before handing back (False: hand back at once)."""
+    fallback_precision: float = 0.5
+    """The least `precision` a write's precondition needs for the fallback to make it."""
+    probes: list[str] = Field(default_factory=list)
+    """Read actions the fallback may make, in order: reads demonstrations made after a write
+    (they look at what a write changes), most often first."""
     guard: Guard = Field(default_factory=Guard)
     vocab: list[str] = Field(default_factory=list)
     actions: dict[str, Action] = Field(default_factory=dict)

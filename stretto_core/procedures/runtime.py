@@ -7,9 +7,15 @@ against an async one (an MCP client session, see `procedures.mcp`). Verdicts:
 
 - `resolved`: the tree said stop and every check that applies to the ticket passed (at least one
   must apply: an outcome nothing confirms is not called resolved);
-- `transferred`: the procedure made its handoff call (the policy directs a person to take it);
-- `hand_back`: a check failed or none applies, no option at a leaf binds or passes the guard,
-  there is no tree for the site, or the call budget ran out. `reason` says which, in words.
+- `transferred`: the procedure made its handoff call (the policy directs a person to take it),
+  only while it followed its trees' choices: once a write was held back or the fallback made a
+  call, a handoff the tree picks becomes a hand-back (escalating is then a model's judgement);
+- `hand_back`: a check failed or none applies, no option at a leaf binds, passes the guard and
+  meets its precondition (nor, with `fallback`, any write elsewhere whose precondition holds, nor
+  the outcome's probe or another probe), there is no tree for the site (no demonstration went on
+  from there, as after an error none made: the fallback does not go on either), or the call
+  budget ran out. `reason` says
+  which, in words.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any, Awaitable, Callable, Literal, Protocol
 
 from stretto_core.procedures.bindings import bind
 from stretto_core.procedures.checks import check_passes
+from stretto_core.procedures.conditions import condition_features, unmet
 from stretto_core.procedures.ir import STOP, Action, Check, Procedure
 from stretto_core.procedures.state import RunState, Step, ticket_words
 from stretto_core.procedures.tree import predict
@@ -76,6 +83,8 @@ class ProcedureRun:
         self._check_notes: list[str] = []
         self._pending: _Pending | None = None
         self.result: RunResult | None = None
+        self._deviated: str | None = None
+        """Why the run left its trees' first choices (a write held back, a fallback call), if it did."""
 
     def kind(self, tool: str) -> str:
         if tool in self.procedure.reads:
@@ -116,25 +125,99 @@ class ProcedureRun:
             return self._end("hand_back", f"made {tree_calls} calls, the procedure's budget")
         site = self.state.site()
         tree = self.procedure.trees.get(site)
-        if tree is None:
-            return self._end("hand_back", f"no tree for site {site!r}: no demonstration went on from there")
-        options = predict(tree.root, self.state.features(self.vocab))
-        tried = []
-        for option in options:
-            if option.action == STOP:
+        conditions = condition_features(self.state, self.vocab)
+        tried: list[str] = []
+        if tree is not None:
+            for option in predict(tree.root, self.state.features(self.vocab)):
+                if option.action == STOP:
+                    failing = self._failing_check() if self.procedure.fallback else None
+                    if failing is not None:
+                        tried.append(f"stop ({failing})")
+                        continue
+                    self._phase = "check"
+                    self._checks = self._applicable_checks()
+                    return None
+                action = self.procedure.actions.get(option.action)
+                if action is None:
+                    tried.append(f"{option.action} (unknown)")
+                    continue
+                write = self.kind(action.tool) == "write"
+                if write and self._made_enough(option.action, action):
+                    tried.append(f"{option.action} (made {action.most_per_run}×, as often as any demonstration)")
+                    self._deviated = self._deviated or tried[-1]
+                    continue
+                missing = unmet(action.requires, conditions) if write else []
+                arguments = None if missing else self._bind(action)
+                if arguments is None:
+                    tried.append(f"{option.action} (its state does not hold: {missing[0]})" if missing
+                                 else option.action)
+                    if missing:
+                        self._deviated = self._deviated or tried[-1]
+                    continue
+                if action.tool == self.procedure.handoff and self._deviated:
+                    return self._end("hand_back", f"the tree would hand the ticket to a person, but the run left "
+                                                  f"its demonstrations ({self._deviated}): a model should judge")
+                return self._propose(Call(action.tool, arguments, action=option.action, site=site))
+        if self.procedure.fallback and tree is not None:
+            if self._confirmed():
                 self._phase = "check"
                 self._checks = self._applicable_checks()
                 return None
-            action = self.procedure.actions.get(option.action)
-            if action is None:
-                tried.append(f"{option.action} (unknown)")
-                continue
-            arguments = self._bind(action)
-            if arguments is None:
-                tried.append(option.action)
-                continue
-            return self._propose(Call(action.tool, arguments, action=option.action, site=site))
+            fallback = self._fallback(site, conditions)
+            if fallback is not None:
+                return fallback
+        if tree is None:
+            return self._end("hand_back", f"no tree for site {site!r}: no demonstration went on from there")
         return self._end("hand_back", f"at site {site!r} no option binds or passes the guard: {tried}")
+
+    def _fallback(self, site: str, conditions: set[str]) -> Call | None:
+        """Where a leaf has nothing: a write made elsewhere whose precondition holds here and says
+        "now" often enough in training (`fallback_precision`), never one this run made already (a
+        toggle made twice undoes itself), the most specific first; else the probe that tests the
+        ticket's outcome, else one of `probes`. None when nothing may be made: then it hands back."""
+        made = {c.action for c in self.calls}
+        ranked = sorted(((key, a) for key, a in self.procedure.actions.items()
+                         if a.requires and self.kind(a.tool) == "write" and key not in made
+                         and (a.precision or 0.0) >= self.procedure.fallback_precision
+                         and not unmet(a.requires, conditions)),
+                        key=lambda ka: (-len(ka[1].requires), -ka[1].count, ka[0]))
+        for key, action in ranked:
+            arguments = self._bind(action)
+            if arguments is not None:
+                self._deviated = self._deviated or f"fallback to {key}"
+                return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
+        reads = [c.probe for c in self._applicable_checks()] + list(self.procedure.probes)
+        for key in dict.fromkeys(reads):
+            action = self.procedure.actions.get(key)
+            arguments = self._bind(action) if action is not None else None
+            if action is not None and arguments is not None:
+                self._deviated = self._deviated or f"fallback to {key}"
+                return self._propose(Call(action.tool, arguments, action=key, site=f"{site} (fallback)"))
+        return None
+
+    def _made_enough(self, key: str, action: Action) -> bool:
+        """The run made this action as often as any demonstration did (a second refuel, a toggle
+        undoing itself); no limit when `most_per_run` is 0."""
+        return action.most_per_run > 0 and sum(c.action == key for c in self.calls) >= action.most_per_run
+
+    def _confirmed(self) -> bool:
+        """Every check the ticket asks for applies and passes on a fresh result of its probe."""
+        checks = self._applicable_checks()
+        for check in checks:
+            fresh = self._fresh_result(check.probe)
+            if fresh is None or fresh.error or not check_passes(check, fresh.tokens)[0]:
+                return False
+        return bool(checks)
+
+    def _failing_check(self) -> str | None:
+        """Why an applicable check already fails on a fresh result of its probe (None: none does)."""
+        for check in self._applicable_checks():
+            fresh = self._fresh_result(check.probe)
+            if fresh is not None:
+                ok, why = (False, f"{check.probe} failed") if fresh.error else check_passes(check, fresh.tokens)
+                if not ok:
+                    return why
+        return None
 
     def _bind(self, action: Action) -> dict[str, Any] | None:
         names = sorted(action.arguments)

@@ -51,10 +51,16 @@ def show(procedure: Procedure, site: str | None = None) -> str:
                    "(listed in the file's `provenance`)")
         out += ["", "## Run", f"- at most {p.max_calls} calls; handoff tool: `{p.handoff}`",
                 f"- guard: no read again before a write ({p.guard.no_repeated_read}), "
-                f"no write again before another write ({p.guard.no_repeated_write})", "",
+                f"no write again before another write ({p.guard.no_repeated_write})",
+                f"- fallback within the procedure: {p.fallback} (writes of precision ≥ {p.fallback_precision}, "
+                f"then probes: {', '.join(f'`{a}`' for a in p.probes) or 'none'})", "",
                 f"## Actions ({len(p.actions)})"]
         for key, action in p.actions.items():
-            out.append(f"- `{key}` ×{action.count}")
+            needs = ""
+            if action.requires:
+                needs = (f"; only where {', '.join(f'`{f}`' for f in action.requires)}"
+                         f" (precision {action.precision})")
+            out.append(f"- `{key}` ×{action.count}{needs}")
         out += ["", f"## Checks ({len(p.checks)})"]
         for c in p.checks:
             out.append(f"- when the ticket says `{c.phrase}`: `{c.probe}` must show {c.contains or 'anything'}"
