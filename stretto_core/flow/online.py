@@ -14,14 +14,12 @@ What a served session adds is the rule of `learn/served.py` (`teaching_sessions`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import Flow, SessionCounter, _add, count_sessions, manifest_of_sessions
 from stretto_core.learn.served import (DEFAULT_PRIOR_HALF, DEFAULT_PRIOR_SESSIONS, DEFAULT_RULE, prior_weight_at,
-                                       teaching_view)
-from stretto_core.sessions.fingerprint import session_fingerprint
+                                       taught_views)
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Session
 
@@ -87,22 +85,12 @@ def prior_counts(sessions: Sequence[Session], manifest: ToolManifest | None = No
 
 def count_taught(sessions: Sequence[Session], manifest: ToolManifest | None = None,
                  rule: str = DEFAULT_RULE) -> Flow | None:
-    """The counts of new sessions as `rule` teaches them (`learn/served.py`): a served session
-    as its evidence of use says, a recorded one as it is; None when none of them teaches.
-    Each is fingerprinted as recorded, so `flow promote` knows the flow learned from it.
-    What `stretto flow stage` adds to the staged flow."""
-    taught = [(view, session_fingerprint(s)) for s in sessions if (view := teaching_view(s, rule)) is not None]
+    """The counts of new sessions as `rule` teaches them (`learn/served.py`), counted as
+    `flow/stream.count_files` counts them; None when none of them teaches."""
+    taught = list(taught_views(sessions, rule))
     if not taught:
         return None
     counter = SessionCounter(manifest_of_sessions([v for v, _ in taught], manifest))
     for view, fingerprint in taught:
         counter.add(view, fingerprint)
     return counter.flow()
-
-
-def count_taught_files(files: Sequence[str | Path], manifest: ToolManifest | None = None,
-                       rule: str = DEFAULT_RULE) -> Flow | None:
-    """`count_taught` over session files, read one at a time (unreadable ones skipped, as learn does)."""
-    from stretto_core.flow.stream import sessions_of
-
-    return count_taught(list(sessions_of([str(f) for f in files])), manifest, rule)

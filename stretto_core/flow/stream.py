@@ -23,10 +23,9 @@ from typing import Callable, Iterator, Sequence
 from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import Flow, SessionCounter, _add, _add_into
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
-from stretto_core.learn.served import DEFAULT_RULE, teaching_view
+from stretto_core.learn.served import DEFAULT_RULE, taught_views
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.progress import track
-from stretto_core.sessions.fingerprint import session_fingerprint
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Session
 from stretto_core.sessions.shared import headers_at, read_into, session_locations
@@ -117,11 +116,9 @@ def count_files(files: Sequence[str], manifest: ToolManifest, *, features: Featu
                              binding_options=binding_options)
     sessions = sessions_of(files, report)
     with fewer_collections():
-        for s in (track(sessions, "learn", total=len(files), unit="session") if progress else sessions):
-            view = teaching_view(s, rule)
-            if view is None:
-                continue
-            counter.add(view, None if view is s else session_fingerprint(s))
+        for view, fingerprint in taught_views(track(sessions, "learn", total=len(files), unit="session")
+                                              if progress else sessions, rule):
+            counter.add(view, fingerprint)
     return counter.flow()
 
 

@@ -92,6 +92,17 @@ def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE) -> 
             yield view
 
 
+def taught_views(sessions: Iterable[Session], rule: str = DEFAULT_RULE) -> Iterator[tuple[Session, str | None]]:
+    """Each teaching session's view, with the recorded session's fingerprint where the view is not
+    the session itself (so a flow remembers what it learned from as recorded); None: the view is it."""
+    from stretto_core.sessions.fingerprint import session_fingerprint
+
+    for s in sessions:
+        view = teaching_view(s, rule)
+        if view is not None:
+            yield view, (None if view is s else session_fingerprint(s))
+
+
 def _shown_lookups(session: Session) -> list[Lookup]:
     """Lookups the agent saw and did not make again itself."""
     repeated = {e.repeats for e in session.events if isinstance(e, ToolResult) and e.repeats}
