@@ -19,9 +19,8 @@ of per-decision ratios, and the observe + decide p99 (the issue's yardstick: ≤
 
 from __future__ import annotations
 
-import sys
 
-from side_by_side import (RETAIL, best, checkout, describe, load_note, parser, ratio_median, retail_source,
+from side_by_side import (run_summary, RETAIL, best, checkout, describe, load_note, parser, ratio_median, retail_source,
                           side_by_side)
 from summary_file import write_summary
 
@@ -85,11 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     moved = {who: max(r[who]["moved"] for r in rounds) for who in ("before", "after")}
     keys = ("decide_p50_ms", "decide_p99_ms", "floor_p50_ms", "times_floor_of_sums", "times_floor_median",
             "pair_p50_ms", "pair_p99_ms")
-    summary = {"before": describe(args.before), "app": "tau2/retail", "split": "test (walked), train (learned)",
-               "load_at_start": load, "load_at_end": load_note(), "rounds": rounds, "moved_on_asking_again": moved,
-               "decisions": rounds[0]["after"]["decisions"], "goal_pair_p99_ms": 0.3, "goal_times_floor": 5.0,
-               **{f"{who}_{k}_best": best(rounds, who, k) for who in ("before", "after") for k in keys},
-               "decide_total_ratio_median": ratio_median(rounds, "decide_ms_total"), "python": sys.version.split()[0]}
+    summary = run_summary(
+        args.before, load, rounds, app="tau2/retail", split="test (walked), train (learned)",
+        load_at_end=load_note(), moved_on_asking_again=moved, decisions=rounds[0]["after"]["decisions"],
+        goal_pair_p99_ms=0.3, goal_times_floor=5.0,
+        **{f"{who}_{k}_best": best(rounds, who, k) for who in ("before", "after") for k in keys},
+        decide_total_ratio_median=ratio_median(rounds, "decide_ms_total"))
     print(f"τ² retail test, {summary['decisions']} decisions, CPU ms, best of {args.rounds} rounds side by side "
           f"({load}; at the end {summary['load_at_end']}):")
     for who in ("before", "after"):

@@ -18,11 +18,10 @@ byte-identical between the two checkouts (the benchmark fails when they are not,
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
-from side_by_side import best, checkout, describe, flows_identical, load_note, parser, ratio_median, side_by_side
+from side_by_side import run_summary, best, checkout, flows_identical, load_note, parser, ratio_median, side_by_side
 from summary_file import write_summary
 
 APPS = ("tau2/retail", "tau2/airline")
@@ -81,15 +80,16 @@ def main(argv: list[str] | None = None) -> int:
         rounds = side_by_side(PROBE, [source, tmp / "{who}-{app}.flow.json", args.repeats, *APPS], before, args.rounds)
         same = {app: flows_identical(tmp / f"before-{app.replace('/', '-')}.flow.json",
                                      tmp / f"after-{app.replace('/', '-')}.flow.json") for app in APPS}
-    summary = {"before": describe(args.before), "apps": list(APPS), "split": "train", "load_at_start": load,
-               "load_at_end": load_note(), "sessions": rounds[0]["after"]["sessions"], "rounds": rounds,
-               "before_per_cpu_s_best": 1 / best(rounds, "before", "cpu_s") * rounds[0]["before"]["sessions"],
-               "after_per_cpu_s_best": 1 / best(rounds, "after", "cpu_s") * rounds[0]["after"]["sessions"],
-               "speedup_median": ratio_median(rounds, "cpu_s"),
-               "after_to_reference_best": max(r["after"]["to_reference"] for r in rounds),
-               "before_to_reference_best": max(r["before"]["to_reference"] for r in rounds),
-               "reference_per_cpu_s_best": max(r[w]["reference_per_cpu_s"] for r in rounds for w in ("before", "after")),
-               "flows_identical": same, "goal_sessions_per_cpu_s": 1000, "python": sys.version.split()[0]}
+    summary = run_summary(
+        args.before, load, rounds, apps=list(APPS), split="train", load_at_end=load_note(),
+        sessions=rounds[0]["after"]["sessions"],
+        before_per_cpu_s_best=1 / best(rounds, "before", "cpu_s") * rounds[0]["before"]["sessions"],
+        after_per_cpu_s_best=1 / best(rounds, "after", "cpu_s") * rounds[0]["after"]["sessions"],
+        speedup_median=ratio_median(rounds, "cpu_s"),
+        after_to_reference_best=max(r["after"]["to_reference"] for r in rounds),
+        before_to_reference_best=max(r["before"]["to_reference"] for r in rounds),
+        reference_per_cpu_s_best=max(r[w]["reference_per_cpu_s"] for r in rounds for w in ("before", "after")),
+        flows_identical=same, goal_sessions_per_cpu_s=1000)
     s = summary
     print(f"learning τ² retail + airline train ({s['sessions']} sessions), sessions per CPU-second, best of "
           f"{args.rounds} rounds run side by side ({load}; at the end {s['load_at_end']}):")

@@ -11,10 +11,9 @@ run at the same time, round after round, so both see the same load.
 
 from __future__ import annotations
 
-import sys
 import tempfile
 
-from side_by_side import best, checkout, describe, load_note, parser, ratio_median, side_by_side
+from side_by_side import run_summary, best, checkout, load_note, parser, ratio_median, side_by_side
 from summary_file import write_summary
 
 PROBE = r"""
@@ -45,10 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(), checkout(args.before) as before:
         load = load_note()
         rounds = side_by_side(PROBE, [args.calls], before, args.rounds)
-    summary = {"before": describe(args.before), "calls": args.calls, "load_at_start": load, "rounds": rounds,
-               "before_cpu_ms_per_call": best(rounds, "before", "cpu_ms_per_call"),
-               "after_cpu_ms_per_call": best(rounds, "after", "cpu_ms_per_call"),
-               "ratio_median": ratio_median(rounds, "cpu_ms_per_call"), "python": sys.version.split()[0]}
+    summary = run_summary(args.before, load, rounds, calls=args.calls,
+                          before_cpu_ms_per_call=best(rounds, "before", "cpu_ms_per_call"),
+                          after_cpu_ms_per_call=best(rounds, "after", "cpu_ms_per_call"),
+                          ratio_median=ratio_median(rounds, "cpu_ms_per_call"))
     print(f"stretto proxy, {args.calls} tools/call to the toy server (recording on, no flow), the proxy's CPU per "
           f"call, best of {args.rounds} rounds run side by side ({load}):")
     print(f"  before ({summary['before']}): {summary['before_cpu_ms_per_call']:.3f} ms → "

@@ -18,11 +18,10 @@ served session holds is `serving_memory.py`'s).
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
-from side_by_side import RETAIL, best, checkout, describe, load_note, parser, retail_source, side_by_side
+from side_by_side import run_summary, RETAIL, best, checkout, load_note, parser, retail_source, side_by_side
 from summary_file import write_summary
 
 PROBE = RETAIL + r"""
@@ -134,8 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if rounds[0]["before"]["lookups"] != rounds[0]["after"]["lookups"]:
         raise SystemExit(f"serving_pauses: before and after made different lookups: "
                          f"{rounds[0]['before']['lookups']} vs {rounds[0]['after']['lookups']}")
-    summary = {"before": describe(args.before), "sessions": args.sessions, "load_at_start": load, "rounds": rounds,
-               "python": sys.version.split()[0]}
+    summary = run_summary(args.before, load, rounds, sessions=args.sessions)
     r = rounds[0]
     print(f"{args.sessions} τ² retail test sessions served and kept open ({r['after']['responses']} responses, "
           f"{r['after']['lookups']} lookups, the same before and after); {load}; "

@@ -61,7 +61,11 @@ def describe(rev: str | Path) -> str:
 
 def start(code: Path, probe: str, args: Sequence[str]) -> subprocess.Popen:
     """`probe` run by `code`'s stretto (its folders first on the path), started, under `nice`."""
-    env = {**os.environ, "STRETTO_PROGRESS": "0",
+    from stretto_core.paths import data_root
+
+    # the data as this checkout finds it: a probe runs in the other checkout's folder, where a
+    # relative ../shared is not there (without it the sessions would carry no split labels)
+    env = {**os.environ, "STRETTO_PROGRESS": "0", "STRETTO_DATA": str(data_root().resolve()),
            "PYTHONPATH": os.pathsep.join([str(code), str(code / "adapters"), str(HERE / "benchmarks")])}
     return subprocess.Popen(["nice", sys.executable, "-c", probe, *map(str, args)], cwd=code, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -102,6 +106,13 @@ def ratio_median(rounds: list[dict], key: str) -> float:
     """The median over rounds of before's `key` over after's (above 1: after is quicker)."""
     ratios = sorted(r["before"][key] / r["after"][key] for r in rounds if r["after"][key] > 0)
     return ratios[len(ratios) // 2] if ratios else float("nan")
+
+
+def run_summary(before: str, load: str, rounds: list[dict], **fields: object) -> dict:
+    """What every side-by-side run's JSON holds: the code compared against, the load at the start,
+    each round, and the Python; `fields` are the benchmark's own."""
+    return {"before": describe(before), "load_at_start": load, "rounds": rounds, **fields,
+            "python": sys.version.split()[0]}
 
 
 def load_note() -> str:

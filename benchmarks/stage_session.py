@@ -23,11 +23,10 @@ both see the same load; CPU time per session, the best round of each, and the me
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
-from side_by_side import (HERE, RETAIL, best, checkout, describe, finish, flows_identical, load_note, parser,
+from side_by_side import (run_summary, HERE, RETAIL, best, checkout, finish, flows_identical, load_note, parser,
                           ratio_median, retail_source, side_by_side, start)
 from summary_file import write_summary
 
@@ -93,16 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     train = rounds[0]["after"]["train_sessions"]
     if not all(same.values()):
         raise SystemExit(f"stage_session: a flow differs from the batch learn's bytes: {same}")
-    summary = {"before": describe(args.before), "sessions_added": args.new, "train_sessions": train,
-               "rounds": rounds, "load_at_start": load, "flows_identical_to_batch_learn": same,
-               "before_mean_ms_best": best(rounds, "before", "mean_ms"),
-               "after_mean_ms_best": best(rounds, "after", "mean_ms"),
-               "after_max_ms_best": best(rounds, "after", "max_ms"),
-               "after_median_ms_best": best(rounds, "after", "median_ms"),
-               "after_refresh_ms_best": best(rounds, "after", "refresh_ms"),
-               "before_refresh_ms_best": best(rounds, "before", "refresh_ms"),
-               "ratio_median": ratio_median(rounds, "mean_ms"),
-               "refresh_ratio_median": ratio_median(rounds, "refresh_ms"), "python": sys.version.split()[0]}
+    bests = {f"{who}_{key}_best": best(rounds, who, key)
+             for who, key in (("before", "mean_ms"), ("after", "mean_ms"), ("after", "max_ms"),
+                              ("after", "median_ms"), ("after", "refresh_ms"), ("before", "refresh_ms"))}
+    summary = run_summary(args.before, load, rounds, sessions_added=args.new, train_sessions=train,
+                          flows_identical_to_batch_learn=same, **bests,
+                          ratio_median=ratio_median(rounds, "mean_ms"),
+                          refresh_ratio_median=ratio_median(rounds, "refresh_ms"))
     print(f"one new session into a flow of {train - args.new} τ² retail train sessions, CPU ms per session "
           f"(best of {args.rounds} rounds run side by side; {load}):")
     print(f"  before ({summary['before']}): {summary['before_mean_ms_best']:.1f} ms "
