@@ -23,7 +23,7 @@ import hashlib
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Sequence
 
-from stretto_core.evaluate.measure.bench_plan import agent_key
+from stretto_core.sessions.agents import agent_key
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_sessions
 from stretto_core.evaluate.replay.record import RecordSource
 from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
