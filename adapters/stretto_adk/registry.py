@@ -21,7 +21,7 @@ import logging
 from collections import OrderedDict
 from typing import Any
 
-from stretto_core import LiveSession, Stretto, ToolManifest
+from stretto_core import LiveSession, Stretto
 
 from stretto_adk.tools import model_name, session_authority
 
@@ -55,8 +55,6 @@ class LiveSessions:
         self.max_sessions = max_sessions
         self._open: OrderedDict[Key, LiveSession] = OrderedDict()
         self._starting: dict[Key, asyncio.Future[LiveSession]] = {}
-        self._listed: dict[Key, ToolManifest] = {}
-        """The tools' manifest last taken into each open session."""
 
     def __len__(self) -> int:
         return len(self._open)
@@ -91,10 +89,8 @@ class LiveSessions:
                                         agent_model=model_name(agent),
                                         labels={"adk_app": key[0], "adk_agent": str(getattr(root, "name", ""))})
             self._open[key] = live
-            self._listed[key] = tools
             while len(self._open) > self.max_sessions:
-                old_key, oldest = self._open.popitem(last=False)
-                self._listed.pop(old_key, None)
+                _, oldest = self._open.popitem(last=False)
                 oldest.close()
             return live
         finally:
@@ -103,11 +99,7 @@ class LiveSessions:
     async def relist(self, context: Any, live: LiveSession, timeout: float) -> None:
         """Read the agents' tools again before a lookup round and take a changed listing into
         the session's guard: lookups are judged on the tools as they are now."""
-        key = session_key(context)
-        tools = await session_authority(invocation_of(context), timeout)
-        if tools != self._listed.get(key):
-            self._listed[key] = tools
-            live.update_tools(tools)
+        live.update_tools(await session_authority(invocation_of(context), timeout))
 
     def end_run(self, invocation_context: Any) -> None:
         """A run ended: write out and close the session's file; the live session stays."""
@@ -119,7 +111,6 @@ class LiveSessions:
         """End the live sessions of an ADK session id; how many there were."""
         keys = [key for key in self._open if key[2] == session_id]
         for key in keys:
-            self._listed.pop(key, None)
             self._open.pop(key).close()
         return len(keys)
 

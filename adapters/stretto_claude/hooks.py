@@ -40,8 +40,6 @@ Hook = Callable[[Any, "str | None", Any], Awaitable[dict[str, Any]]]
 class _Session:
     live: LiveSession
     names: ToolNames
-    listed: ToolManifest | None = None
-    """The manifest of the latest listing taken into `live` (re-read before every lookup round)."""
     _lock: asyncio.Lock | None = None
     _loop: asyncio.AbstractEventLoop | None = None
 
@@ -210,7 +208,7 @@ class ClaudeHooks(dict):
         live = self.stretto.session(key, tools=manifest,
                                     agent_model=self.stretto.agent_model or self.turns.models.get(claude_id),
                                     task_id=self.task_id, labels=self.labels or None)
-        session = self._state[key] = _Session(live, names, manifest)
+        session = self._state[key] = _Session(live, names)
         self.sessions[key] = live
         self._opening.pop(key, None)
         return session
@@ -226,10 +224,7 @@ class ClaudeHooks(dict):
             log.warning("stretto: the in-process MCP servers could not be listed (%s); no lookup after "
                         "this call", type(exc).__name__ if not str(exc) else exc)
             return False
-        manifest = self._manifest(listing, session.names)
-        if manifest != session.listed:
-            session.listed = manifest
-            session.live.update_tools(manifest)
+        session.live.update_tools(self._manifest(listing, session.names))
         return True
 
     def _manifest(self, listing: Mapping[str, list[Any]], names: ToolNames) -> ToolManifest:

@@ -35,8 +35,6 @@ class RunState:
     recorded: set[str] = field(default_factory=set)
     listed: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     """MCP tools this run was shown: name -> (the instrumented server, the MCP `Tool`)."""
-    manifest: Any = None
-    """The tool manifest last taken into the session from this run's tools (`ToolManifest`)."""
 
 
 class Runs:

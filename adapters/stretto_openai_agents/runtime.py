@@ -84,7 +84,7 @@ class AgentRuntime:
         conversation = conversation_of(ctx, self.options.session_key)
 
         def make(session_id: str | None) -> LiveSession:
-            tools = run.manifest = self._tools_of(run)
+            tools = self._tools_of(run)
             run_config = getattr(ctx, "run_config", None)
             known = agent is not None or getattr(run_config, "model", None) is not None
             model = self.options.agent_model or (model_name(agent, run_config) if known else self.core.agent_model)
@@ -114,12 +114,8 @@ class AgentRuntime:
 
     def _refresh(self, run: RunState) -> None:
         """Take the run's latest listing into its session's guard, from the next decision on."""
-        if run.live is None:
-            return
-        tools = self._tools_of(run)
-        if tools != run.manifest:
-            run.manifest = tools
-            run.live.update_tools(tools)
+        if run.live is not None:
+            run.live.update_tools(self._tools_of(run))
 
     # -- what the hooks show ---------------------------------------------------------------------
     def model_asked(self, ctx: RunContextWrapper[Any], agent: Any, input_items: Any) -> None:

@@ -287,8 +287,12 @@ class LiveSession:
 
     def update_tools(self, tools: ToolManifest) -> None:
         """The server's tools changed mid-session (an MCP `list_changed`): from the next decision
-        on, the guard checks the new kinds and contracts (the authority and denylist still apply)."""
-        self.tools = self.owner._live_manifest(tools)
+        on, the guard checks the new kinds and contracts (the authority and denylist still apply).
+        A listing that changed nothing changes nothing (adapters re-read listings before each round)."""
+        live = self.owner._live_manifest(tools)
+        if live == self.tools:
+            return
+        self.tools = live
         if self.engine_session is not None and self.engine is not None:
             self.engine_session.guard = self.engine.guard_for(self.tools)
         elif self.engine is not None and not self._stopped and self.tools.reads():
