@@ -84,6 +84,7 @@ def read_sessions(root: Path, pause: float = 0.0) -> None:
     """The reader process: an app starting sessions until the writer is done (`pause` seconds
     between sessions; 0: as fast as it can); prints JSON."""
     from stretto_core.demo.shop import SHOP_MANIFEST
+    from stretto_core.errors import InputError
     from stretto_core.serve.live import Stretto
 
     failures: list[str] = []
@@ -96,7 +97,13 @@ def read_sessions(root: Path, pause: float = 0.0) -> None:
     logging.getLogger("stretto").addHandler(Count())
     while not (root / "ready").exists():
         time.sleep(0.01)
-    stretto = Stretto(root / "flow.json", store=False, manifest=SHOP_MANIFEST)
+    stretto: Stretto | None = None
+    while stretto is None:
+        try:
+            stretto = Stretto(root / "flow.json", store=False, manifest=SHOP_MANIFEST)
+        except InputError as exc:  # the app could not even start on the flow it found: a failed read
+            failures.append(str(exc)[:300])
+            time.sleep(0.001)
     served: dict[str, int] = {}
     raw: dict[str, int] = {}
     sessions = 0
