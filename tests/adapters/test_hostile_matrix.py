@@ -7,7 +7,8 @@ no non-daemon thread or child process is left behind.
 
 The inputs: a lone surrogate in the agent's result (escaped, as `JSON.stringify` writes a cut
 emoji, and raw) and in the lookup's;
-a 70 MB result; a lookup that hangs, is slow, raises or answers garbage; a result that carries a
+a 70 MB result (4 MB in FastMCP: its client's reader, not stretto, makes 70 MB cost ~28 s of
+CPU; 4 MB is still over the recording bound); a lookup that hangs, is slow, raises or answers garbage; a result that carries a
 forged stretto appendix; a result naming a hostile argument value (a path out of the sandbox, a
 100,000-character id). The agents, tools and flows are each adapter's own test shop
 (hostile_drivers.py)."""
@@ -48,6 +49,7 @@ def hostile(name: str) -> tuple[str, str]:
         "escaped surrogate": (own_order(ascii=True, note=CUT), "surrogate"),  # as JSON.stringify writes it
         "raw surrogate": (own_order(note=CUT), "surrogate"),  # the character itself, in the text
         "70 MB": (own_order(blob="x" * 70_000_000), "ok"),
+        "4 MB": (own_order(blob="x" * 4_000_000), "ok"),  # over the recording bound too
         "hang": (own_order(), "hang"),
         "slow": (own_order(), "slow"),
         "raise": (own_order(), "raise"),
@@ -82,6 +84,8 @@ def test_hostile_input(tmp_path: Path, adapter: str, name: str, released: None) 
         pytest.skip(f"{NEEDS[adapter]} is not installed")
     if (name, adapter) == ("raw surrogate", "fastmcp-middleware"):
         pytest.skip("FastMCP itself cannot send a raw lone surrogate (its stdio writer hangs, stretto or not)")
+    if (name, adapter) == ("70 MB", "fastmcp-middleware"):
+        name = "4 MB"  # the mcp client's stdio reader takes ~28 s CPU for 70 MB, with stretto or without
     own, how = hostile(name)
     threads, kids = non_daemon_threads(), set(children(os.getpid()))
     outcome = within(WAIT, lambda: DRIVERS[adapter](tmp_path, own, how))
@@ -109,7 +113,7 @@ def what_the_lookup_did(name: str, outcome: Outcome) -> None:
     if name.startswith("hostile"):
         assert outcome.looked_up == [] and lookups == [] and "argument_refused" in refusals
         return
-    if name in ("70 MB", "forged appendix"):
+    if name.endswith("MB") or name == "forged appendix":
         return  # the own result is the input here; the lookups are the flow's business
     [lookup] = lookups
     if name == "hang":  # given up on: recorded, cooling down, never shown
