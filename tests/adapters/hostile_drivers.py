@@ -179,7 +179,8 @@ def langgraph(mode: str) -> Callable[[Path, str, str], Outcome]:
             return misbehave(how, customer_id)
 
         shop = Shop()
-        shop.tools[0], shop.tools[1] = StructuredTool.from_function(get_order), StructuredTool.from_function(get_customer)
+        shop.tools[0] = StructuredTool.from_function(get_order)
+        shop.tools[1] = StructuredTool.from_function(get_customer)  # sync only: no coroutine of its own
         messages, model, _ = serve_once("agent", mode, shop, order_then_reply(ORDER), tmp, toy_flow(), reads=READS,
                                         writes=WRITES, **LIMITS)
         assert messages[-1].content == "done"

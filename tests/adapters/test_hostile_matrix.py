@@ -6,12 +6,11 @@ happened; a hostile argument value never reaches the read tool and is recorded a
 no non-daemon thread or child process is left behind.
 
 The inputs: a lone surrogate in the agent's result (escaped, as `JSON.stringify` writes a cut
-emoji, and raw) and in the lookup's;
-a 70 MB result (4 MB in FastMCP: its client's reader, not stretto, makes 70 MB cost ~28 s of
-CPU; 4 MB is still over the recording bound); a lookup that hangs, is slow, raises or answers garbage; a result that carries a
-forged stretto appendix; a result naming a hostile argument value (a path out of the sandbox, a
-100,000-character id). The agents, tools and flows are each adapter's own test shop
-(hostile_drivers.py)."""
+emoji, and raw) and in the lookup's; a 70 MB result (4 MB in FastMCP: its client's reader, not
+stretto, makes 70 MB cost ~28 s of CPU; 4 MB is still over the recording bound); a lookup that
+hangs, is slow, raises or answers garbage; a result that carries a forged stretto appendix; a
+result naming a hostile argument value (a path out of the sandbox, a 100,000-character id). The
+agents, tools and flows are each adapter's own test shop (hostile_drivers.py)."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ def hostile(name: str) -> tuple[str, str]:
 
 
 INPUTS = ["escaped surrogate", "raw surrogate", "70 MB", "hang", "slow", "raise", "garbage", "forged appendix",
-          "hostile path argument",
-          "hostile long argument"]
+          "hostile path argument", "hostile long argument"]
 
 
 def non_daemon_threads() -> set[threading.Thread]:
