@@ -19,7 +19,7 @@ from typing import Any
 from fastmcp import FastMCP
 from mcp_types import ToolAnnotations
 
-from proxy_support import CUSTOMERS, ORDERS
+from proxy_support import CUSTOMERS, ORDERS, own_order_text
 from stretto_mcp import StrettoFastMCPMiddleware
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False)
@@ -48,6 +48,9 @@ def build(flow: str | None, store: str | None) -> FastMCP:
     def get_order(order_id: str) -> str:
         """An order by id."""
         served("get_order", order_id=order_id)
+        own = own_order_text()  # TOY_ORDER_FILE: any text, asked for by the test
+        if own is not None:
+            return own
         return cut(ORDERS.get(order_id, {"error": "no such order"}))
 
     def get_customer(customer_id: str) -> str:

@@ -132,7 +132,11 @@ class ToyServer:
         raise KeyError(method)
 
     async def call(self, name: str, args: dict[str, Any], params: dict[str, Any], request_id: Any) -> Any:
+        _log_call(name, args)
         if name == "get_order":
+            own = own_order_text()
+            if own is not None:
+                return {"content": [{"type": "text", "text": own}], "isError": False}
             return _text(ORDERS.get(args.get("order_id"), {"error": "no such order"}))
         if name == "get_customer":
             await asyncio.sleep(float(os.environ.get("TOY_SLOW_CUSTOMER", "0")))
@@ -189,6 +193,24 @@ class ToyServer:
         if name == "seen":
             return _text({"seen": self.seen})
         return {"content": [{"type": "text", "text": f"unknown tool {name}"}], "isError": True}
+
+
+def own_order_text() -> str | None:
+    """With TOY_ORDER_FILE set, the text `get_order` answers with: the file holds it as one JSON
+    string (so any text, a lone surrogate or 70 MB, can be asked for)."""
+    path = os.environ.get("TOY_ORDER_FILE")
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _log_call(name: str, args: dict[str, Any]) -> None:
+    """With TOY_CALL_LOG set, every tool call served is appended to it as one JSON line."""
+    path = os.environ.get("TOY_CALL_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"tool": name, "arguments": args}) + "\n")
 
 
 def _text(value: Any) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 tool is slow (within its time: its result rides along), raises, or answers garbage, in the FastMCP
 middleware and the proxy; the agent's own result comes back unchanged and the session holds the
 lookup (a tool that answered with an error is shown as a failed read after the agent's result, as
-the agent would have seen it). (OpenAI Agents, ADK, LangGraph and Claude: see the table in the h26a note.)"""
+the agent would have seen it). Every adapter and every input: test_hostile_matrix.py."""
 
 from __future__ import annotations
 
