@@ -338,7 +338,7 @@ class Deployment:
     def _same_app(self, staged: Flow, app: str | None) -> None:
         apps = _apps(staged)
         if app is not None and apps and apps != {app}:
-            raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, not --app {app!r}; "
+            raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, not {app} (--app); "
                                "not committed")
         if self.flow.exists():
             committed = _apps(load_flow(self.flow))
