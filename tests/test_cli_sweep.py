@@ -40,6 +40,12 @@ OUTPUT_FOLDERS = {"--home", "--store", ("ingest", "--out"), ("redact", "--out"),
 PATHS_AS_TEXT = {("learn", "PATHS"), ("learn", "--prior")}
 """Options typed as text that take paths (or URLs of a shared store)."""
 
+MISSING_OK = {
+    ("proxy run", "--flow"): "a flow not learned yet: the proxy records only until it is",
+    ("proxy setup", "--flow"): "a flow not learned yet: the proxy records only until it is",
+}
+"""Input paths that may not exist yet."""
+
 FREE_TEXT = {
     ("proxy run", "--reads"): "tool names the server may list later",
     ("proxy run", "--tools"): "tool names the server may list later",
@@ -161,7 +167,8 @@ def hostile_values(verb: str, param: Any, kind: Any) -> list[tuple[str, Any]]:
     if kind is Path or (verb, name) in PATHS_AS_TEXT:
         kinds = {"input": FOR_INPUTS, "output file": FOR_OUTPUT_FILES,
                  "output folder": FOR_OUTPUT_FOLDERS}[path_role(verb, name)]
-        return [(k, ("path", k)) for k in kinds] + [("empty", "")]
+        return [(k, ("path", k)) for k in kinds if not (k == "missing" and (verb, name) in MISSING_OK)] \
+            + [("empty", "")]
     if kind is float:
         out = [("nan", "nan"), ("not a number", "x")]
         if (verb, name) not in INFINITE_OK:

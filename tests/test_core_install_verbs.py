@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app_sessions import app_stretto, serve_app
-from cli_sweep_inputs import TOY_APP, toy_session
+from cli_sweep_inputs import toy_session
 from stretto_core.procedures.episodes import TICKET_LABEL
 from stretto_core.sessions.store import write_session
 
@@ -64,9 +64,11 @@ def test_the_day_two_verbs_run_in_order_on_an_apps_sessions_without_numpy_or_mat
 
 
 def test_procedure_compile_runs_on_a_core_install_from_sessions_that_carry_their_tickets(tmp_path: Path) -> None:
-    for n in range(1, 5):
-        write_session(toy_session(n), tmp_path / "sessions")
-    ran = stretto_without_extras(tmp_path, "procedure", "compile", "--sessions", "sessions", "--app", TOY_APP,
+    for n in range(1, 5):  # τ² telecom sessions (the default --app) with their tickets, as demonstrations carry
+        session = toy_session(n)
+        session.header.app = "tau2/telecom"
+        write_session(session, tmp_path / "sessions")
+    ran = stretto_without_extras(tmp_path, "procedure", "compile", "--sessions", "sessions",
                                  "--out", "toy.procedure.json")
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert (tmp_path / "toy.procedure.json").exists() and "compiled toy.procedure.json from 4 sessions" in ran.stdout

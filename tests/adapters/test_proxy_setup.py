@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,6 @@ import pytest
 
 pytest.importorskip("mcp")
 from stretto_mcp import hosts  # noqa: E402
-
-SHIPPED_FLOW = Path(__file__).parents[1] / "fixtures" / "flows" / "tau2-retail.flow.json"
 
 
 def _setup(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -27,7 +24,6 @@ def _setup(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                                                ("vscode", ".vscode/mcp.json", "servers")])
 def test_setup_prints_the_entry_and_writes_nothing_without_write(tmp_path: Path, host: str, relative: str,
                                                                  key: str) -> None:
-    shutil.copy(SHIPPED_FLOW, tmp_path / "f.json")  # a flow the proxy can read: setup refuses one it cannot
     done = _setup(tmp_path, "--host", host, "--name", "git", "--flow", "f.json")
     assert done.returncode == 0, done.stderr
     entry = json.loads(done.stdout.split("\n", 1)[1].rsplit("\n# not written", 1)[0])[key]["git"]
@@ -56,7 +52,8 @@ def test_claude_desktop_reads_its_config_from_the_platforms_app_folder(tmp_path:
 
 
 def test_setup_refuses_a_flow_the_proxy_could_not_read(tmp_path: Path) -> None:
-    done = _setup(tmp_path, "--host", "claude-code", "--name", "git", "--flow", "missing.flow.json")
-    assert done.returncode == 2 and "missing.flow.json" in done.stderr and "Traceback" not in done.stderr
+    (tmp_path / "binary.flow.json").write_bytes(bytes(range(256)))  # a flow not learned yet is fine; this is not
+    done = _setup(tmp_path, "--host", "claude-code", "--name", "git", "--flow", "binary.flow.json")
+    assert done.returncode == 2 and "binary.flow.json" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
 

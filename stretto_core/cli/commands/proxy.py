@@ -85,7 +85,7 @@ def run_command(
     if tools is not None and not _names(tools):
         raise StrettoError("--tools names no tool; give the tools to look up (a,b), or leave it out to allow "
                            "every read")
-    _check_paths(flow, store, trace)
+    _check_paths(store, trace)
     run = _stretto_mcp()
     try:
         config = run.ProxyConfig.checked(command=command, upstream=upstream, flow=flow, store=store,
@@ -113,14 +113,12 @@ def _flagged(message: str) -> str:
                   lambda m: FLAGS.get(m[1], "--" + m[1].replace("_", "-")), message)
 
 
-def _check_paths(flow: Optional[Path], store: Optional[Path], trace: Optional[Path]) -> None:
-    """The flow is a file to read, the store a folder, the trace a file to append to: each checked
-    before the server starts (the flow's content is read, and refused in one line, when it loads)."""
+def _check_paths(store: Optional[Path], trace: Optional[Path]) -> None:
+    """The store is a folder, the trace a file to append to: each checked before the server starts
+    (the flow is read, and refused in one line naming it, when the proxy loads it)."""
     from stretto_core.cli.commands._values import output_folder
     from stretto_core.sessions.jsonfile import output_path
 
-    if flow is not None and not flow.is_file():
-        raise StrettoError(f"{flow}: {'a folder' if flow.is_dir() else 'no such file'}; --flow is a flow file")
     if store is not None:
         output_folder(store, "--store")
     if trace is not None:
@@ -157,7 +155,8 @@ def setup_command(
     if flow is not None:
         from stretto_core.flow.ir import load_flow
 
-        load_flow(flow)  # a host config naming a flow the proxy cannot read would fail at every start
+        if flow.exists():  # one not learned yet is fine: the proxy records only until it is
+            load_flow(flow)  # one the proxy cannot read would fail it at every start
         args += ["--flow", str(flow.resolve())]
     if store is not None:
         from stretto_core.cli.commands._values import output_folder
