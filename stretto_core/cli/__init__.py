@@ -178,9 +178,9 @@ def run_verb(module: str, args: list[str]) -> int:
     if has_empty(args):
         import typer.main
 
-        said = empty_value(typer.main.get_group(app), args)
-        if said is not None:
-            print(said, file=sys.stderr)
+        empty = empty_value(typer.main.get_group(app), args)
+        if empty is not None:
+            print(empty, file=sys.stderr)
             return 2
     try:
         code = app(args=args, prog_name="stretto", standalone_mode=False)

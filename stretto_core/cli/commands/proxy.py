@@ -191,7 +191,7 @@ def _proxy_option(ctx: typer.Context, option: str) -> list[str]:
         words = shlex.split(option)
     except ValueError as exc:
         raise StrettoError(f"--proxy-option {option!r}: {exc}") from None
-    run = ctx.parent.command.commands["run"] if ctx.parent is not None else None
+    run = getattr(ctx.parent.command, "commands", {}).get("run") if ctx.parent is not None else None
     known = {o: p for p in getattr(run, "params", []) for o in [*p.opts, *getattr(p, "secondary_opts", [])]}
     value_next = False
     for word in words:
