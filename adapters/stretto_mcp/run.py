@@ -17,9 +17,13 @@ from typing import Any, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from stretto_core.errors import OptionError, StrettoError
-from stretto_core.serve.option_values import check_count, check_fraction, check_names, check_seconds
+from stretto_core.serve.option_values import (check_choice, check_count, check_days, check_fraction, check_names,
+                                              check_seconds)
 
 log = logging.getLogger("stretto.proxy")
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+"""What `--log-level` takes (in any case)."""
 
 
 class ProxyConfig(BaseModel):
@@ -86,6 +90,18 @@ class ProxyConfig(BaseModel):
     @classmethod
     def _seconds(cls, value: Any, info: Any) -> float | None:
         return None if value is None else check_seconds(info.field_name, value)
+
+    @field_validator("retain_days", mode="before")
+    @classmethod
+    def _days(cls, value: Any, info: Any) -> float | None:
+        return None if value is None else check_days(info.field_name, value)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level(cls, value: Any) -> str:
+        level = value.upper() if isinstance(value, str) else value
+        check_choice("log_level", level, LOG_LEVELS)
+        return level
 
     @classmethod
     def checked(cls, **fields: Any) -> "ProxyConfig":

@@ -18,6 +18,7 @@ import pkgutil
 import sys
 from typing import Any
 
+from stretto_core.cli.empty import empty_value, has_empty
 from stretto_core.cli.verbs import GROUPS, VERBS, group_of
 from stretto_core.errors import StrettoError
 
@@ -173,8 +174,16 @@ def run_json_to_stdout(module: str, args: list[str]) -> int:
 
 def run_verb(module: str, args: list[str]) -> int:
     """Run one verb's command module with `args` (the verb first); its exit code."""
+    app = verb_app(module)
+    if has_empty(args):
+        import typer.main
+
+        empty = empty_value(typer.main.get_group(app), args)
+        if empty is not None:
+            print(empty, file=sys.stderr)
+            return 2
     try:
-        code = verb_app(module)(args=args, prog_name="stretto", standalone_mode=False)
+        code = app(args=args, prog_name="stretto", standalone_mode=False)
     except StrettoError as exc:
         print(f"stretto: {exc}", file=sys.stderr)
         return 2

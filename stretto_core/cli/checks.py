@@ -85,6 +85,10 @@ def _importable(module: str) -> bool:
 def check_store(home: Path) -> Check:
     if home.exists() and not home.is_dir():
         return Check("store", "fix", f"{home} is a file, not stretto's folder", "pass --home a folder (or set STRETTO_HOME)")
+    above = next((p for p in home.parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        return Check("store", "fix", f"{home} cannot be a folder: {above} is a file",
+                     "pass --home a folder (or set STRETTO_HOME)")
     sessions = home / "sessions"
     if not sessions.is_dir():
         return Check("store", "note", f"no sessions yet in {sessions}",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from stretto_core.cli import HELP, load_verb
 from stretto_core.cli.verbs import VERBS
@@ -31,6 +31,22 @@ def _command(name: str, command: Any, level: int) -> list[str]:
     for sub_name, sub in sorted(getattr(command, "commands", {}).items()):
         lines += _command(f"{name} {sub_name}", sub, level + 1)
     return lines
+
+
+def leaf_commands() -> Iterator[tuple[str, Any]]:
+    """Every command a user runs ("learn", "flow show", ...) with its click command, walked from the
+    CLI itself (groups opened, not listed), so a sweep over them cannot miss a verb added later."""
+    for name in sorted(VERBS):
+        yield from _leaves(name, load_verb(VERBS[name][0])[name])
+
+
+def _leaves(name: str, command: Any) -> Iterator[tuple[str, Any]]:
+    subs = getattr(command, "commands", None)
+    if not subs:
+        yield name, command
+        return
+    for sub_name, sub in sorted(subs.items()):
+        yield from _leaves(f"{name} {sub_name}", sub)
 
 
 def render_reference() -> str:

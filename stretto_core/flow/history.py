@@ -79,6 +79,20 @@ class Deployment:
         self.history = self.root / HISTORY_NAME
         self.log_path = self.history / LOG_NAME
 
+    @classmethod
+    def existing(cls, root: str | Path) -> "Deployment":
+        """The deployment in `root`; a StrettoError naming it when it is not one (missing, a file, or
+        a folder with no sessions, flow or history), so a typo neither reads as "no history yet"
+        nor makes a history folder where none belongs."""
+        dep = cls(root)
+        if not dep.root.is_dir():
+            what = "a file" if dep.root.exists() else "no such folder"
+            raise StrettoError(f"{dep.root}: {what}, not an app's deployment folder")
+        if not any(p.exists() for p in (dep.sessions, dep.flow, dep.staged, dep.history)):
+            raise StrettoError(f"{dep.root}: not an app's deployment folder (no {SESSIONS_NAME}/, {FLOW_NAME}, "
+                               f"{STAGED_NAME} or {HISTORY_NAME}/ in it)")
+        return dep
+
     # -- reading --------------------------------------------------------------------------------
     def entries(self) -> list[LogEntry]:
         """The log, oldest first (a torn last line, from a crash, is left out)."""
@@ -324,7 +338,8 @@ class Deployment:
     def _same_app(self, staged: Flow, app: str | None) -> None:
         apps = _apps(staged)
         if app is not None and apps and apps != {app}:
-            raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, not {app}; not committed")
+            raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, not {app} (--app); "
+                               "not committed")
         if self.flow.exists():
             committed = _apps(load_flow(self.flow))
             if committed and apps and committed != apps:

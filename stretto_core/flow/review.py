@@ -63,6 +63,15 @@ def plain_rho(flow: Flow, tool: str) -> tuple[float, list[str]]:
     return rho, sources
 
 
+def flow_sites(flow: Flow) -> set[str]:
+    """The sites a per-site θ can be set at: `start`, each tool result the flow counted a step
+    after (ok or failed), and any site the flow already has a θ for."""
+    counts = flow.step_counts()
+    counted = {site_of_symbol(ctx[-1]) for ctx in counts.habit_level(1)
+               if ctx and ctx[-1] != START and not parse_symbol(ctx[-1]).is_reply}
+    return {"start"} | counted | set(flow.thresholds)
+
+
 def site_lookups(flow: Flow, floor: float = SHOW_FLOOR) -> list[SiteLookup]:
     """Every (site, read) whose reach after that single step clears `floor`, best first per site."""
     model = flow.backoff()

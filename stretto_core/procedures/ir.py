@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.errors import InputError
 from stretto_core.private import write_private_text
+from stretto_core.sessions.jsonfile import read_json_file
 
 PROCEDURE_FORMAT_VERSION = 1
 """Readers refuse any other `stretto_procedure` version."""
@@ -201,10 +202,7 @@ def dump_procedure(procedure: Procedure) -> str:
 def load_procedure(path: str | Path) -> Procedure:
     """Read a procedure file, refusing another format version with a message that says so."""
     source = Path(path)
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(str(source), f"cannot read a procedure: {exc}") from exc
+    data = read_json_file(source, "procedure")  # missing, binary, too deep: one line naming the file
     if not isinstance(data, dict) or data.get("stretto_procedure") != PROCEDURE_FORMAT_VERSION:
         found = data.get("stretto_procedure") if isinstance(data, dict) else None
         raise InputError(str(source), f"not a stretto_procedure {PROCEDURE_FORMAT_VERSION} file "

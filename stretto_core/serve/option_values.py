@@ -46,6 +46,14 @@ def check_seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+def check_days(name: str, value: Any) -> float:
+    """A positive number of days (a retention): not 0 (which would delete every session), not
+    NaN, not infinite (keep forever is leaving the option out), not text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        raise OptionError(f"{name} must be a positive number of days, got {quoted(value)}")
+    return float(value)
+
+
 def check_names(name: str, value: Any) -> tuple[str, ...]:
     """Tool names: an iterable of non-empty strings (a list, tuple or set), duplicates dropped,
     order kept. One string is refused, not read as its letters: `reads="get_order"` would

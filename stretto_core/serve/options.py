@@ -23,8 +23,8 @@ from typing_extensions import TypedDict
 from stretto_core.errors import OptionError
 from stretto_core.flow.ir import Flow
 from stretto_core.serve.lookups import CALL_BUDGET, LOOKUP_TIMEOUT
-from stretto_core.serve.option_values import (check_count, check_fraction, check_names, check_seconds, check_text,
-                                              quoted)
+from stretto_core.serve.option_values import (check_count, check_days, check_fraction, check_names, check_seconds,
+                                              check_text, quoted)
 from stretto_core.serve.speculator import DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION
 from stretto_core.sessions.manifest import ToolManifest
 
@@ -167,11 +167,7 @@ class StrettoOptions(BaseModel):
     @classmethod
     def _seconds(cls, value: Any, info: Any) -> float | None:
         if info.field_name == "retain_days":
-            if value is None:
-                return None
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
-                raise OptionError(f"retain_days must be a positive number of days, got {quoted(value)}")
-            return float(value)
+            return None if value is None else check_days(info.field_name, value)
         return check_seconds(info.field_name, value)
 
     @field_validator("harness", "agent_model", "app", mode="before")

@@ -49,3 +49,11 @@ def test_claude_desktop_reads_its_config_from_the_platforms_app_folder(tmp_path:
     assert path.name == "claude_desktop_config.json" and path.parent.name == "Claude"
     p = hosts.plan("claude-desktop", "git", ["python", "-m", "stretto_core", "proxy", "--", "s"], home=tmp_path)
     assert "type" not in p.entry and p.after == {"mcpServers": {"git": p.entry}}
+
+
+def test_setup_refuses_a_flow_the_proxy_could_not_read(tmp_path: Path) -> None:
+    (tmp_path / "binary.flow.json").write_bytes(bytes(range(256)))  # a flow not learned yet is fine; this is not
+    done = _setup(tmp_path, "--host", "claude-code", "--name", "git", "--flow", "binary.flow.json")
+    assert done.returncode == 2 and "binary.flow.json" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
+

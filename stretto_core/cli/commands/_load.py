@@ -33,6 +33,6 @@ def load_for_verb(paths: Sequence[Path], split: str = "all", split_file: Path | 
     chosen = [s for s in filter_sessions(sessions, split, frozen) if not apps or s.header.app in apps]
     if not chosen:
         where = ", ".join(str(p) for p in paths)
-        raise StrettoError(f"no {what} found in {where}" + (f" of app {', '.join(apps)}" if apps else "")
+        raise StrettoError(f"no {what} found in {where}" + (f" of --app {', '.join(repr(a) for a in apps)}" if apps else "")
                            + (f" on the {split} side of the split" if split not in ("all", "auto") else ""))
     return chosen

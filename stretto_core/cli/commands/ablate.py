@@ -14,7 +14,9 @@ from stretto_core.evaluate.measure.ablation import ablate_domain, render_ablatio
 from stretto_core.evaluate.measure.bench_data import Corpus
 from stretto_core.evaluate.measure.bootstrap import DEFAULT_DRAWS, DEFAULT_SEED
 from stretto_core.evaluate.measure.tables import write_json
+from stretto_core.serve.option_values import check_fraction
 from stretto_core.serve.speculator import DEFAULT_THETA
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.splits import load_split_file, make_split_file
 
 
@@ -34,6 +36,9 @@ def ablate_command(
     """Learn each domain's flow from its train sessions, replay its test sessions with each variant
     (full, α = 1, no mention classes, simple, result features, next-step), and compare with full."""
     check_draws(draws)
+    check_fraction("--theta", theta)
+    if json_out is not None:
+        output_path(json_out, "JSON rows")
     chosen = [variant(n.strip()) for n in variants.split(",") if n.strip()]
     loaded = load_for_verb(sessions)
     frozen = load_split_file(split_file) if split_file else make_split_file([s.header for s in loaded])
@@ -42,7 +47,7 @@ def ablate_command(
     rows = []
     for domain in domains:
         if not corpus.on("test", domain):
-            raise StrettoError(f"{domain}: no test sessions (domains here: {', '.join(corpus.domains())})")
+            raise StrettoError(f"--apps {domain!r}: no test sessions (domains here: {', '.join(corpus.domains())})")
         rows.extend(ablate_domain(corpus, domain, chosen, theta, draws, seed))
     typer.echo(render_ablation(rows))
     typer.echo(f"\nθ = {theta}. Δ: variant − full, 95% intervals from {draws:,} paired bootstrap draws over tasks.")

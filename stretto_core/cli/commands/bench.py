@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from stretto_core.cli.commands._values import output_folder
 from stretto_core.evaluate.measure.bench import FULL, QUICK, run_bench
 from stretto_core.evaluate.measure.bench_report import render_summary
 from stretto_core.paths import data_root
@@ -26,6 +27,7 @@ def bench(
     """Run the ceiling, Table 3, calibration, costs, sweep, learning curves, AgentDojo and WorkBench,
     record against environment, cross-harness transfer and the ablation; gather them in OUT/README.md."""
     settings = QUICK if quick else FULL
+    output_folder(out, "--out")
     results = run_bench(data or data_root(), out, settings if ablation else replace(settings, ablation=()),
                         progress=progress)
     typer.echo(render_summary(results))

@@ -16,6 +16,8 @@ from stretto_core.evaluate.measure.plots import MIN_BIN_LOOKUPS, plot_reliabilit
 from stretto_core.evaluate.measure.tables import write_json
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.replay.inputs import load_episodes, load_flow_model, load_replay
+from stretto_core.cli.commands._values import check_outputs
+from stretto_core.serve.option_values import check_fraction
 from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.splits import load_split_file
 
@@ -36,6 +38,8 @@ def calibrate_command(
 ) -> None:
     """ECE, Brier and AUC of the next-step and use-before-write scores against use before the next write."""
     check_draws(draws)
+    check_fraction("--theta", theta)
+    check_outputs(json_out, plot)
     if replays:
         if len(replays) != 2 or flow is not None or sessions:
             raise StrettoError("give either --flow and --sessions, or --replays NEXT.json --replays USE.json")

@@ -7,7 +7,9 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.cli.commands._values import check_at_least
 from stretto_core.evaluate.loading import load_manifests
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.evaluate.measure.ceiling import ceiling_report, measure_paths, render_table
 from stretto_core.evaluate.measure.tables import write_json
 from stretto_core.sessions.splits import load_split_file
@@ -24,6 +26,9 @@ def ceiling(
                                            "in an app out of that app's range (they still count in the pooled figures)."),
 ) -> None:
     """Class every LLM turn (reply, write, read, ceiling) and print the read-only ceiling per app."""
+    check_at_least("--range-min-sessions", range_min_sessions, 1)
+    if json_out is not None:
+        output_path(json_out, "JSON rows")
     frozen = load_split_file(split_file) if split_file else None
     items = measure_paths(paths, load_manifests(manifest), split=split, split_file=frozen)
     report = ceiling_report(items, range_min_sessions=range_min_sessions)

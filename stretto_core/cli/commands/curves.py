@@ -20,6 +20,8 @@ from stretto_core.evaluate.measure.plots import plot_curves
 from stretto_core.evaluate.measure.tables import write_json
 from stretto_core.evaluate.replay.episode import prepare_sessions
 from stretto_core.sessions.model import Session
+from stretto_core.cli.commands._values import check_outputs
+from stretto_core.serve.option_values import check_fraction
 from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.splits import load_split_file, split_of
 from stretto_core.sessions.store import LoadReport, load_sessions
@@ -40,11 +42,11 @@ def _pick_domain(sessions: list[Session], agent: str, domain: str | None, sides:
                      if agent_key(s.header.agent_model) == agent and sides[s.session_id] == "test"})
     if domain is not None:
         if domain not in tested:
-            raise StrettoError(f"agent {agent!r} has no test episodes in {domain!r} "
+            raise StrettoError(f"--domain: agent {agent!r} has no test episodes in {domain!r} "
                                f"(it has in: {', '.join(tested) or 'none'})")
         return domain
     if len(tested) != 1:
-        raise StrettoError(f"agent {agent!r} has test episodes in {', '.join(tested) or 'no domain'}; "
+        raise StrettoError(f"--agent {agent!r} has test episodes in {', '.join(tested) or 'no domain'}; "
                            "choose one with --domain")
     return tested[0]
 
@@ -67,6 +69,8 @@ def curves_command(
     if orders < 1:
         raise StrettoError(f"--orders must be at least 1, not {orders}")
     _sizes(sizes)
+    check_fraction("--theta", theta)
+    check_outputs(json_out, plot)
     report = LoadReport()
     sessions = load_sessions(list(paths), report)
     if not sessions:

@@ -10,6 +10,7 @@ import typer
 from stretto_core.demo.run import HARNESSES, demo, load_harness, render, save_numbers
 from stretto_core.errors import StrettoError
 from stretto_core.paths import stretto_home
+from stretto_core.serve.option_values import check_fraction
 
 
 def demo_command(
@@ -24,6 +25,7 @@ def demo_command(
                                           "installed, else the built-in harness)."),
 ) -> None:
     """Run stretto end to end on a built-in shop served by a scripted agent."""
+    check_fraction("--theta", theta)
     if sessions < 2 or not 1 <= train < sessions:
         raise StrettoError(f"--sessions must be at least 2 and --train from 1 to one less (not {sessions} and {train})")
     folder = home or stretto_home() / "demo"

@@ -11,7 +11,9 @@ import typer
 from stretto_core.errors import StrettoError
 from stretto_core.flow.history import PRIOR_NAME, SETTLED_SECONDS
 from stretto_core.flow.ir import Flow, load_flow, merge, save_flow
-from stretto_core.flow.review import diff, show
+from stretto_core.cli.commands._values import check_amount
+from stretto_core.flow.review import diff, flow_sites, show
+from stretto_core.serve.option_values import check_fraction
 from stretto_core.learn.served import DEFAULT_PRIOR_HALF, DEFAULT_PRIOR_SESSIONS, DEFAULT_RULE, RULES, prior_weight_at
 from stretto_core.sessions.jsonfile import output_path
 from stretto_core.sessions.manifest import ToolManifest, load_manifest
@@ -26,6 +28,7 @@ def show_command(path: Path = typer.Argument(..., help="A flow file."),
                                                                          "flow as a graph)."),
                  ) -> None:
     """Render a flow as Markdown: sites, lookups, scores and binding sources."""
+    check_fraction("--theta", theta)
     if format == "mermaid":
         from stretto_core.flow.page import mermaid
 
@@ -65,6 +68,8 @@ def diff_command(old: Path = typer.Argument(...), new: Path = typer.Argument(...
                  theta: float = typer.Option(0.3, "--theta"),
                  tolerance: float = typer.Option(0.05, "--tolerance", help="Report score changes beyond this.")) -> None:
     """Say what changed; exit 1 when a change needs review (a new read, lookup or binding source)."""
+    check_fraction("--theta", theta)
+    check_amount("--tolerance", tolerance)
     d = diff(load_flow(old), load_flow(new), theta, tolerance)
     typer.echo(d.render(), nl=False)
     if d.needs_review:
@@ -83,6 +88,11 @@ def threshold_command(path: Path = typer.Argument(..., help="A flow file, change
         raise StrettoError(f"--theta must be a finite number ≥ 0 (above 1 switches the site off), not {theta}")
     output_path(out or path, "flow")
     flow = load_flow(path)
+    sites = flow_sites(flow)
+    if site not in sites:
+        shown = sorted(sites)
+        raise StrettoError(f"--site {site!r}: {path} has no such site; its sites: {', '.join(shown[:12])}"
+                           + (f" and {len(shown) - 12} more" if len(shown) > 12 else ""))
     flow.thresholds = {**flow.thresholds, site: theta}
     save_flow(flow, out or path)
     typer.echo(f"θ at {site} is {theta:g} in {out or path}")
@@ -118,9 +128,9 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
                            f"store={str(dep.sessions)!r})")
     man = load_manifest(manifest) if manifest else None
     for name, value in (("--prior-weight", prior_weight), ("--prior-half", prior_half)):
-        if math.isnan(value) or value < 0 or (name == "--prior-weight" and math.isinf(value)):
-            raise StrettoError(f"{name} must be a number ≥ 0{' (inf: fixed)' if name == '--prior-half' else ''}, "
-                               f"not {value}")
+        half = name == "--prior-half"
+        if math.isnan(value) or value < 0 or (half and value == 0) or (not half and math.isinf(value)):
+            raise StrettoError(f"{name} must be a number {'above 0 (inf: fixed)' if half else '≥ 0'}, not {value}")
     prior_path = dep.root / PRIOR_NAME
     if prior_path.exists():
         from stretto_core.flow.online import Staged
@@ -159,7 +169,7 @@ def commit_command(deployment: Path = typer.Argument(..., help="The app's deploy
     """Make the staged flow the next version: the app serves it from its next session."""
     from stretto_core.flow.history import Deployment
 
-    entry = Deployment(deployment).commit(app)
+    entry = Deployment.existing(deployment).commit(app)
     typer.echo(f"committed version {entry.version} (on {entry.parent if entry.parent is not None else 'no version'}): "
                f"{len(entry.sessions_added)} sessions added, sha256 {entry.sha256}")
 
@@ -169,7 +179,7 @@ def rollback_command(deployment: Path = typer.Argument(..., help="The app's depl
     """Put the previous committed version back, byte for byte."""
     from stretto_core.flow.history import Deployment
 
-    entry = Deployment(deployment).rollback()
+    entry = Deployment.existing(deployment).rollback()
     typer.echo(f"rolled back: {entry.note}; sha256 {entry.sha256}")
 
 
@@ -179,7 +189,7 @@ def log_command(deployment: Path = typer.Argument(..., help="The app's deploymen
     """The deployment's history: each stage, commit and rollback, when, and what it changed."""
     from stretto_core.flow.history import Deployment, log_json, render_log
 
-    entries = Deployment(deployment).entries()
+    entries = Deployment.existing(deployment).entries()
     typer.echo(log_json(entries) if as_json else render_log(entries), nl=False)
 
 

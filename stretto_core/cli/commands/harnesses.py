@@ -8,7 +8,10 @@ from typing import List, Optional
 
 import typer
 
-from stretto_core.cli.commands._load import load_for_verb
+from stretto_core.cli.commands._load import check_draws, load_for_verb
+from stretto_core.cli.commands._values import check_at_least
+from stretto_core.serve.option_values import check_fraction
+from stretto_core.sessions.jsonfile import output_path
 from stretto_core.errors import StrettoError
 from stretto_core.evaluate.measure.bench_data import domain_of
 from stretto_core.evaluate.measure.harness_prior import (ORDERS, HarnessAgentCase, best_rule, harness_table,
@@ -33,6 +36,11 @@ def harnesses_command(
 ) -> None:
     """For each agent × harness: learn from its own, its harness-mates', other harnesses', all pooled,
     and harness-mates as a prior plus its own; replay each on the agent's test episodes."""
+    check_at_least("--orders", orders, 1)
+    check_draws(draws)
+    check_fraction("--theta", theta)
+    if json_out is not None:
+        output_path(json_out, "JSON rows")
     sessions = load_for_verb(paths, "all", split_file, apps=app or ())
     frozen = load_split_file(split_file) if split_file else None
     sides = {s.session_id: split_of(s.header, frozen) for s in sessions}

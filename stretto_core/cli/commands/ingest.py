@@ -9,7 +9,9 @@ from typing import List, Optional
 
 import typer
 
+from stretto_core.cli.commands._values import output_folder
 from stretto_core.errors import StrettoError, snippet
+from stretto_core.sessions.jsonfile import output_path, write_text_file
 from stretto_core.sessions.ingest import CONVERTERS, IngestReport, ingest_files
 from stretto_core.sessions.ingest.report import Counts
 
@@ -31,17 +33,18 @@ def ingest(
     """Convert recorded episodes into stretto sessions, one file each; print what was read and skipped."""
     if out.exists() and not out.is_dir():
         raise StrettoError(f"{out}: is a file; --out is the folder the sessions are written into")
+    output_folder(out, "--out")
+    if json_out is not None:
+        output_path(json_out, "summary")
     report = ingest_files(source.value, paths, out, manifest=manifest)
     _print(report, by_file)
     if json_out is not None:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(_summary_json(report), encoding="utf-8")
+        write_text_file(json_out, _summary_json(report), "summary")
         typer.echo(f"summary written to {json_out}")
     if report.totals.episodes == 0:
         first = report.skipped[0].message if report.skipped else "no episodes in " + ", ".join(map(str, paths))
         more = f" (and {len(report.skipped) - 1} more, above)" if len(report.skipped) > 1 else ""
-        typer.echo(f"stretto: nothing could be read: {snippet(' '.join(first.split()), 300)}{more}", err=True)
-        raise typer.Exit(1)
+        raise StrettoError(f"nothing could be read: {snippet(' '.join(first.split()), 300)}{more}")
 
 
 def _line(counts: Counts) -> str:

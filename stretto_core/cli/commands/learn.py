@@ -79,6 +79,10 @@ def learn_command(
         raise StrettoError(f"--class-lift is one of {', '.join(CLASS_LIFT_MODES)}, not {class_lift!r}")
     options = BindingOptions(user_words=user_words, class_lift=class_lift)
     _check_workers(workers, scheduler)
+    from stretto_core.flow.distributed import ENGINES  # checked without --workers too: a typo means nothing
+
+    if engine not in ENGINES:
+        raise StrettoError(f"--engine is one of {', '.join(ENGINES)}, not {engine!r}")
     if recalibrate and (agent is not None or prior or workers):
         raise StrettoError("--recalibrate does not go with --agent, --prior or --workers yet")
     if not (math.isfinite(recalibrate_prior) and recalibrate_prior >= 0):
@@ -194,7 +198,7 @@ def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[f
 def _refuse_empty(chosen: list[str], paths: List[str], split: str, apps: List[str], what: str) -> None:
     if not chosen:
         where = ", ".join(str(p) for p in paths)
-        raise StrettoError(f"no {what} found in {where}" + (f" of app {', '.join(apps)}" if apps else "")
+        raise StrettoError(f"no {what} found in {where}" + (f" of --app {', '.join(repr(a) for a in apps)}" if apps else "")
                            + (f" on the {split} side of the split" if split not in ("all", "auto") else "")
                            + (" (with a task label, only the train side of the split is learned)"
                               if split == "auto" else ""))

@@ -26,13 +26,19 @@ def compiled_from(procedure: Any) -> str:
 
 
 def _tickets(app: str):
-    """Tickets of τ²-bench telecom tasks, from the package (sessions of other apps carry theirs)."""
+    """Tickets of τ²-bench telecom tasks, from the package, read only for a session that carries
+    no ticket of its own (demonstrations and other apps' sessions do): so compiling from such
+    sessions needs no benchmark environment installed."""
     if app != APP:
         return None
-    from stretto_core.procedures.tau2.env import telecom_tasks
 
-    tasks = telecom_tasks()
-    return lambda task_id: tasks[task_id].ticket if task_id in tasks else None
+    def ticket(task_id: str) -> str | None:
+        from stretto_core.procedures.tau2.env import telecom_tasks
+
+        tasks = telecom_tasks()
+        return tasks[task_id].ticket if task_id in tasks else None
+
+    return ticket
 
 
 @procedure_app.command("compile")
@@ -46,13 +52,21 @@ def compile_command(sessions: list[Path] = typer.Option([], "--sessions", help="
     It prints what it compiled from by body: recorded agents' sessions, or the hand-written
     demonstrator's (`procedure demonstrate`), whose figures say nothing of what recorded agents teach.
     """
+    from stretto_core.cli.commands._values import check_amount
     from stretto_core.procedures.compile import compile_procedure
     from stretto_core.procedures.ir import save_procedure
     from stretto_core.procedures.sources import SourceReport, read_sessions, training_episodes
+    from stretto_core.sessions.jsonfile import output_path
 
+    output_path(out, "procedure")
+    check_amount("--min-reward", min_reward)
     found = read_sessions(sessions, results)
     if not found:
         raise StrettoError("no sessions: pass --sessions and/or --results")
+    apps = {s.header.app for s in found if s.header.app}
+    if apps and app not in apps:
+        raise StrettoError(f"--app {app!r}: none of the {len(found)} sessions is of it (they are of "
+                           f"{', '.join(sorted(apps))})")
     report = SourceReport()
     episodes = training_episodes(found, app, _tickets(app), min_reward, report)
     if not episodes:
@@ -72,7 +86,10 @@ def show_command(path: Path = typer.Argument(..., help="A procedure file."),
     from stretto_core.procedures.ir import load_procedure
     from stretto_core.procedures.show import show
 
-    typer.echo(show(load_procedure(path), site), nl=False)
+    procedure = load_procedure(path)
+    if site is not None and site not in procedure.trees:
+        raise StrettoError(f"--site {site!r}: {path} has no tree there; its sites: {', '.join(procedure.trees)}")
+    typer.echo(show(procedure, site), nl=False)
 
 
 def _task(task_id: str, renamed: bool) -> tuple[Any, Any]:
@@ -80,7 +97,7 @@ def _task(task_id: str, renamed: bool) -> tuple[Any, Any]:
 
     tasks = telecom_tasks()
     if task_id not in tasks:
-        raise StrettoError(f"no τ²-bench telecom task {task_id!r}")
+        raise StrettoError(f"--task-id: no τ²-bench telecom task {task_id!r}")
     if not renamed:
         return tasks[task_id], None
     from stretto_core.procedures.tau2.rename import renamed_db, renamed_task, renaming
@@ -104,6 +121,8 @@ def run_command(path: Path = typer.Argument(..., help="A procedure file."),
     from stretto_core.procedures.ir import load_procedure
 
     procedure = load_procedure(path)
+    if ticket is not None and mcp is None:
+        raise StrettoError("--ticket goes with --mcp (a task's own ticket is used with --task-id)")
     if mcp is not None:
         import asyncio
         import shlex
@@ -145,22 +164,21 @@ def cascade_command(path: Path = typer.Argument(..., help="A procedure file."),
     `--model workflow` it is the demonstrator's written workflow, scripted, so its turns and
     reward measure the hand-back and resume, not an LLM.
     """
-    from stretto_core.procedures.cascade import ModelTurn, ScriptedModel, run_cascade
+    from stretto_core.procedures.cascade import ScriptedModel, run_cascade
     from stretto_core.procedures.ir import load_procedure
     from stretto_core.procedures.tau2.demonstrator import WorkflowModel
     from stretto_core.procedures.tau2.env import SoloToolSet, env_constructor
     from stretto_core.procedures.tau2.reward import task_reward
 
     procedure = load_procedure(path)
+    scripted = None if model == "workflow" else _scripted_turns(model)
     task, db = _task(task_id, renamed)
-    if model == "workflow":
+    if scripted is None:
         brain: Any = WorkflowModel(task.ticket or "")
         model_said = WORKFLOW_MODEL
     else:
         model_said = f"scripted turns from {model}"
-        turns = json.loads(Path(model).read_text(encoding="utf-8"))
-        brain = ScriptedModel([ModelTurn(calls=[(c["tool"], c.get("arguments", {})) for c in t.get("calls", [])],
-                                         text=t.get("text", "")) for t in turns])
+        brain = ScriptedModel(scripted)
     result = run_cascade(procedure, task.ticket or "", SoloToolSet(task, db), brain)
     calls = [(c.tool, c.arguments, c.content, c.error) for c in result.calls]
     reward = task_reward(task, calls, env_constructor(db))
@@ -168,6 +186,25 @@ def cascade_command(path: Path = typer.Argument(..., help="A procedure file."),
                            "procedure_verdict": result.run.verdict, "reason": result.run.reason,
                            "verdict": result.verdict, "llm_turns": result.llm_turns, "reward": reward.reward,
                            "calls": _calls_json(result.calls)}, indent=2, ensure_ascii=False))
+
+
+def _scripted_turns(model: str) -> list[Any]:
+    """`--model FILE`: a JSON list of turns, each `{"calls": [{"tool", "arguments"}], "text"}`."""
+    from stretto_core.errors import InputError
+    from stretto_core.procedures.cascade import ModelTurn
+    from stretto_core.sessions.jsonfile import read_json_file
+
+    try:
+        turns = read_json_file(model, "scripted turns")
+        if not isinstance(turns, list):
+            raise InputError(model, "the scripted turns are not a JSON list of turns")
+        return [ModelTurn(calls=[(c["tool"], c.get("arguments", {})) for c in t.get("calls", [])],
+                          text=t.get("text", "")) for t in turns]
+    except InputError as exc:
+        raise StrettoError(f"--model is `workflow` or a file of scripted turns: {exc}") from exc
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise StrettoError(f"--model {model}: a turn is not {{\"calls\": [{{\"tool\": ...}}], \"text\": ...}} "
+                           f"({type(exc).__name__}: {exc})") from exc
 
 
 @procedure_app.command("demonstrate")
@@ -186,12 +223,16 @@ def demonstrate_command(out: Path = typer.Option(..., "--out", help="A folder fo
     from stretto_core.sessions.manifest import load_manifest
     from stretto_core.sessions.store import write_session
 
+    from stretto_core.cli.commands._values import output_folder
+
+    output_folder(out, "--out")
+    count = tasks.split(":", 1)[1] if tasks.startswith("generated:") else ""
+    if tasks != "train" and not (count.isdigit() and int(count) > 0):
+        raise StrettoError(f"--tasks must be `train` or `generated:N` (N at least 1), not {tasks!r}")
     if tasks == "train":
         ids, split = training_task_ids(), "train"
-    elif tasks.startswith("generated:"):
-        ids, split = generated_task_ids(int(tasks.split(":", 1)[1]), seed), "generated"
     else:
-        raise StrettoError(f"--tasks must be `train` or `generated:N`, not {tasks!r}")
+        ids, split = generated_task_ids(int(count), seed), "generated"
     manifest = load_manifest(manifest_path("tau2", "telecom"))
     sessions, rewards = demonstrations(ids, manifest, split)
     for session in sessions:

@@ -13,7 +13,7 @@ from typing import List, Optional
 import click
 import typer
 
-from stretto_core.errors import StrettoError
+from stretto_core.errors import OptionError, StrettoError
 
 
 class _ProxyGroup(typer.core.TyperGroup):
@@ -85,15 +85,44 @@ def run_command(
     if tools is not None and not _names(tools):
         raise StrettoError("--tools names no tool; give the tools to look up (a,b), or leave it out to allow "
                            "every read")
+    _check_paths(store, trace)
     run = _stretto_mcp()
-    config = run.ProxyConfig.checked(command=command, upstream=upstream, flow=flow, store=store,
-                             record=not no_record, reads=_names(reads),
-                             allow=None if tools is None else _names(tools), deny=_names(deny), theta=theta,
-                             per_call=per_call, per_session=per_session, lookup_timeout=lookup_timeout,
-                             call_budget=call_budget, server_timeout=server_timeout, app=app, solo=solo,
-                             log_level=log_level, trace=trace, shadow=shadow, holdout=holdout,
-                             retain_days=retain_days, redact_fields=list(redact_field))
+    try:
+        config = run.ProxyConfig.checked(command=command, upstream=upstream, flow=flow, store=store,
+                                         record=not no_record, reads=_names(reads),
+                                         allow=None if tools is None else _names(tools), deny=_names(deny),
+                                         theta=theta, per_call=per_call, per_session=per_session,
+                                         lookup_timeout=lookup_timeout, call_budget=call_budget,
+                                         server_timeout=server_timeout, app=app, solo=solo, log_level=log_level,
+                                         trace=trace, shadow=shadow, holdout=holdout, retain_days=retain_days,
+                                         redact_fields=list(redact_field))
+    except OptionError as exc:
+        raise StrettoError(_flagged(str(exc))) from None
     raise SystemExit(run.run_proxy(config))
+
+
+FLAGS = {"allow": "--tools", "redact_fields": "--redact-field", "record": "--no-record"}
+"""The ProxyConfig fields whose option is not `--` and the field's name in kebab case."""
+
+
+def _flagged(message: str) -> str:
+    """A ProxyConfig error with each field it names written as the option a user typed."""
+    import re
+
+    return re.sub(r"\b([a-z]+(?:_[a-z]+)*)(?= must| holds)",
+                  lambda m: FLAGS.get(m[1], "--" + m[1].replace("_", "-")), message)
+
+
+def _check_paths(store: Optional[Path], trace: Optional[Path]) -> None:
+    """The store is a folder, the trace a file to append to: each checked before the server starts
+    (the flow is read, and refused in one line naming it, when the proxy loads it)."""
+    from stretto_core.cli.commands._values import output_folder
+    from stretto_core.sessions.jsonfile import output_path
+
+    if store is not None:
+        output_folder(store, "--store")
+    if trace is not None:
+        output_path(trace, "trace")
 
 
 @proxy_app.command("setup", context_settings=_EXTRA)
@@ -116,7 +145,7 @@ def setup_command(
     except ImportError as exc:
         raise StrettoError(f"setup needs the mcp extra: pip install \"stretto[mcp]\" ({exc})") from exc
     if host not in hosts.HOSTS:
-        raise StrettoError(f"unknown host {host!r}; hosts: {', '.join(hosts.HOSTS)}")
+        raise StrettoError(f"--host: unknown host {host!r}; hosts: {', '.join(hosts.HOSTS)}")
     if scope not in ("project", "user"):
         raise StrettoError(f"--scope is project or user, not {scope!r}")
     server = list(ctx.args)
@@ -124,11 +153,17 @@ def setup_command(
         raise StrettoError("give the server's command after `--`")
     args: list[str] = []
     if flow is not None:
+        from stretto_core.flow.ir import load_flow
+
+        if flow.exists():  # one not learned yet is fine: the proxy records only until it is
+            load_flow(flow)  # one the proxy cannot read would fail it at every start
         args += ["--flow", str(flow.resolve())]
     if store is not None:
-        args += ["--store", str(store.resolve())]
+        from stretto_core.cli.commands._values import output_folder
+
+        args += ["--store", str(output_folder(store, "--store").resolve())]
     for option in proxy_option:
-        args += shlex.split(option)
+        args += _proxy_option(ctx, option)
     try:
         p = hosts.plan(host, name, hosts.proxy_command(server, args), scope=scope, replace=replace)
     except ValueError as exc:
@@ -147,6 +182,29 @@ def setup_command(
         raise StrettoError(f"could not write {p.path}: {exc}") from exc
     typer.echo(f"wrote {written}" + (" (the old file is kept as .bak)" if p.before else "")
                + (f" (replaced the entry {name!r} it had)" if p.replaces is not None else ""))
+
+
+def _proxy_option(ctx: typer.Context, option: str) -> list[str]:
+    """One `--proxy-option`, split as a shell would; refused when it names an option `stretto proxy`
+    does not have (the host would start a proxy that exits at once, every time)."""
+    try:
+        words = shlex.split(option)
+    except ValueError as exc:
+        raise StrettoError(f"--proxy-option {option!r}: {exc}") from None
+    run = getattr(ctx.parent.command, "commands", {}).get("run") if ctx.parent is not None else None
+    known = {o: p for p in getattr(run, "params", []) for o in [*p.opts, *getattr(p, "secondary_opts", [])]}
+    value_next = False
+    for word in words:
+        if value_next:
+            value_next = False
+            continue
+        flag = word.split("=", 1)[0]
+        if flag not in known:
+            raise StrettoError(f"--proxy-option {option!r}: `stretto proxy` has no option {flag!r}")
+        value_next = "=" not in word and not getattr(known[flag], "is_flag", False)
+    if value_next:
+        raise StrettoError(f"--proxy-option {option!r}: {words[-1]} needs a value")
+    return words
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ from typing import List
 import typer
 
 from stretto_core.cli.commands._load import load_for_verb
+from stretto_core.cli.commands._values import output_folder
 from stretto_core.errors import StrettoError
 from stretto_core.sessions.redact import DEFAULT_K, KEY_ENV, key_from_env, pseudonyms_for, redact_session
 from stretto_core.sessions.store import write_session
@@ -24,6 +25,7 @@ def redact(
     from STRETTO_REDACT_KEY (never written): `stretto learn` learns the same flow from the copy."""
     if k < 1:
         raise StrettoError(f"--k must be at least 1, not {k}")
+    output_folder(out, "--out")
     key = key_from_env()
     sessions = load_for_verb(paths)
     if out.resolve() in {p.resolve() for p in paths}:

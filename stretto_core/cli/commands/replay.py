@@ -14,6 +14,8 @@ from stretto_core.sessions.jsonfile import output_path
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.evaluate.replay.inputs import load_episodes, load_flow_model, save_replay
 from stretto_core.evaluate.replay.summary import render_summary
+from stretto_core.cli.commands._values import check_at_least
+from stretto_core.serve.option_values import check_fraction
 from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.splits import load_split_file
 
@@ -53,6 +55,9 @@ def replay(
 ) -> None:
     """Re-run each episode with the flow deciding after every tool response, and count turns saved."""
     output_path(json_out, "replay")
+    check_fraction("--theta", theta)
+    if processes is not None:
+        check_at_least("--processes", processes, 1)
     frozen = load_split_file(split_file) if split_file else None
     model = load_flow_model(flow)  # a bad flow is reported before any session is read
     episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest),

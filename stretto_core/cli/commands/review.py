@@ -9,6 +9,7 @@ import typer
 
 from stretto_core.flow.ir import load_flow
 from stretto_core.flow.page import render_review
+from stretto_core.serve.option_values import check_fraction
 from stretto_core.sessions.jsonfile import write_text_file
 
 
@@ -28,11 +29,12 @@ def review(
     from stretto_core.errors import StrettoError
     from stretto_core.sessions.store import LoadReport, load_sessions
 
+    check_fraction("--theta", theta)
     log = ""
     if deployment is not None:
         from stretto_core.flow.history import Deployment, render_log
 
-        dep = Deployment(deployment)
+        dep = Deployment.existing(deployment)
         flow = flow or dep.flow
         staged = staged or (dep.staged if dep.staged.is_file() else None)
         sessions = list(sessions) or ([dep.sessions] if dep.sessions.is_dir() else [])
@@ -42,6 +44,8 @@ def review(
     committed = load_flow(flow)
     shown = load_flow(staged) if staged is not None else None
     read = load_sessions(list(sessions), LoadReport()) if sessions else []
+    if sessions and not read:
+        raise StrettoError(f"--sessions: no sessions found in {', '.join(map(str, sessions))}")
     page = render_review(committed, staged=shown, sessions=read, theta=theta, title=f"stretto review: {flow.name}",
                          log=log)
     written = write_text_file(out, page, "review page")

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from stretto_core.cli.commands._values import output_folder
 from stretto_core.sessions.retention import parse_age, prune_sessions
 
 store_app = typer.Typer(no_args_is_help=True, help="Look after the session store.")
@@ -23,7 +24,7 @@ def prune(
     from stretto_core.serve.live import default_store
 
     days = parse_age(older_than)
-    folder = store or default_store()
+    folder = output_folder(store or default_store(), "--store")
     pruned = prune_sessions(folder, days, dry_run=dry_run)
     verb = "would delete" if dry_run else "deleted"
     typer.echo(f"{verb} {len(pruned.deleted)} sessions older than {days:g} days from {folder}"

@@ -22,6 +22,7 @@ from stretto_core.evaluate.measure.sweep import (
 )
 from stretto_core.evaluate.measure.tables import write_json
 from stretto_core.evaluate.replay.inputs import load_episodes, load_flow_model
+from stretto_core.cli.commands._values import check_amount, check_outputs
 from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.splits import load_split_file
 
@@ -58,6 +59,11 @@ def sweep_command(
     θ = 0.3 is always replayed too: the costs are counted from its detours."""
     if (beta is None) != (delta is None):
         raise StrettoError("give both --beta and --delta, or neither")
+    for option, value in (("--beta", beta), ("--delta", delta)):
+        if value is not None:
+            check_amount(option, value, positive=True)
+    parse_thetas(thetas)
+    check_outputs(json_out, plot)
     frozen = load_split_file(split_file) if split_file else None
     episodes = load_episodes(sessions, split=split, split_file=frozen, manifests=load_manifests(manifest))
     if not episodes:

@@ -26,7 +26,8 @@ from tqdm import tqdm
 
 from stretto_core.errors import StrettoError
 from stretto_core.evaluate.measure.ablation import ablate_domain
-from stretto_core.evaluate.measure.bench_data import Corpus, agent_key, domain_of, ingest_all, load_corpora
+from stretto_core.evaluate.measure.bench_data import (SOURCES, Corpus, agent_key, domain_of, ingest_all,
+                                                     load_corpora)
 from stretto_core.evaluate.measure.bench_plan import DomainPlan, FlowCache, plan_domain
 from stretto_core.evaluate.measure.bench_report import BenchResults, write_outputs
 from stretto_core.evaluate.measure.bench_stages import (counted_costs, curve_cases, harness_cases, record_vs_env,
@@ -117,6 +118,9 @@ def run_bench(data: Path, out: Path, settings: BenchSettings = FULL, progress: b
     data, out = Path(data).resolve(), Path(out)
     if not data.is_dir():
         raise StrettoError(f"{data}: no such data folder (pass --data, or set STRETTO_DATA)")
+    if not any((data / runs).is_dir() for runs in SOURCES.values()):
+        raise StrettoError(f"{data}: no published runs in it ({', '.join(f'{r}/' for r in SOURCES.values())}); "
+                           "pass --data the shared data folder")
     started = time.perf_counter()
     stages = Stages(progress)
     results = BenchResults(quick=settings.quick, data=str(data), out=str(out), draws=settings.draws)

@@ -34,6 +34,8 @@ def _save(fig: "plt.Figure", path: str | Path) -> Path:
         fig.savefig(p, dpi=DPI, bbox_inches="tight")
     except OSError as exc:
         raise StrettoError(f"{p}: cannot write the plot: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # a suffix no backend draws (`--plot x.json`)
+        raise StrettoError(f"{p}: cannot draw the plot: {exc}") from exc
     finally:
         plt.close(fig)
     return p

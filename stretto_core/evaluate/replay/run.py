@@ -77,7 +77,7 @@ class ReplayOptions:
         if self.policy not in POLICIES:
             raise StrettoError(f"replay policy must be one of {', '.join(POLICIES)}, not {self.policy!r}")
         if not 0.0 <= self.theta <= 1.0:
-            raise StrettoError(f"replay threshold θ must be between 0 and 1, not {self.theta}")
+            raise StrettoError(f"replay threshold θ (--theta) must be between 0 and 1, not {self.theta}")
         if self.view not in VIEWS:
             raise StrettoError(f"replay view must be one of {', '.join(VIEWS)}, not {self.view!r}")
 

