@@ -11,7 +11,7 @@ import math
 import random
 from collections import Counter
 
-from stretto_core.learn.alpha import alphas_of, log_marginal_likelihood, plus
+from stretto_core.learn.alpha import alphas_of, log_marginal_likelihood
 from stretto_core.learn.counts import Counts
 from stretto_core.learn.reach_alpha import EDGE, reach_log_marginal_likelihood
 
@@ -116,13 +116,3 @@ def test_the_habit_s_likelihood_is_the_plain_computation_s_floats_to_the_bit() -
     for seed in range(25):
         counts = _counts(seed)
         assert log_marginal_likelihood(counts, 7) == _plain_habit(counts, 7)
-
-
-def test_a_term_added_once_is_added_without_the_multiplication_and_to_the_same_floats() -> None:
-    out = [0.5, -0.0, 1e308, -3.25, 0.1]
-    term = [0.25, -0.0, 1e308, math.inf, 0.2]
-    for times in (1, 2, 3.5):
-        got = plus(out, times, term)
-        assert [math.copysign(1.0, x) for x in got] == [math.copysign(1.0, o + times * t) for o, t in zip(out, term)]
-        assert got == [o + times * t for o, t in zip(out, term)]
-    assert plus(out, 1, term)[1] == -0.0 and math.copysign(1.0, plus(out, 1, term)[1]) == -1.0

@@ -48,7 +48,6 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
-from operator import add
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -186,21 +185,14 @@ def _add_habit_level(level: HabitLevel, points: Points, out: list[float], below:
         scaled[parent] = (s_of, [lgamma(s) for s in s_of])
     for (n_a, parent), times in per_entry.items():
         s_of, lg_s = scaled[parent]
-        out = plus(out, times, [lgamma(n_a + s) - ls for s, ls in zip(s_of, lg_s)])
+        out = [o + times * (lgamma(n_a + s) - ls) for o, s, ls in zip(out, s_of, lg_s)]
     if last:
         return out, []
     pred: list[list[float]] = [[]] * len(kinds)
-    totals = {total: [total + a for a in alphas] for total in per_total}
-    for (n_a, parent, total), at in kinds.items():  # α p is the parent's scaled α: the same floats
-        pred[at] = [(n_a + s) / t for s, t in zip(scaled[parent][0], totals[total])]
+    for (n_a, parent, total), at in kinds.items():
+        base = below[parent] if parent >= 0 else flat
+        pred[at] = [(n_a + a * b) / (total + a) for a, b in zip(alphas, base)]
     return out, pred
-
-
-def plus(out: list[float], times: float, term: list[float]) -> list[float]:
-    """`[o + times * t ...]`, the same floats: at times 1 (most terms), `o + t` is it exactly (1 · t is t)."""
-    if times == 1:
-        return list(map(add, out, term))
-    return [o + times * t for o, t in zip(out, term)]
 
 
 def log_prior(log_alphas: Iterable[float] | None = None) -> list[float]:

@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from stretto_core.learn.alpha import (AlphaPosterior, Points, alphas_of, grid_of, log_prior, normalized,
-                                      levels_log_ml, plus, posterior_summary)
+                                      levels_log_ml, posterior_summary)
 from stretto_core.learn.counts import Counts
 
 EDGE = 1e-12
@@ -103,13 +103,12 @@ def _add_level(level: tuple[Rows, Counter[int]], points: Points, out: list[float
         a_of, b_of, fixed, lg_a, lg_b = owners[parent]
         lg_n, k = per_total[n], times[at]
         if m == 0:
-            term = [f - ln + la + lgamma(n + b) for f, ln, la, b in zip(fixed, lg_n, lg_a, b_of)]
+            out = [o + k * (f - ln + la + lgamma(n + b)) for o, f, ln, la, b in zip(out, fixed, lg_n, lg_a, b_of)]
         elif m == n:
-            term = [f - ln + lgamma(m + a) + lb for f, ln, a, lb in zip(fixed, lg_n, a_of, lg_b)]
+            out = [o + k * (f - ln + lgamma(m + a) + lb) for o, f, ln, a, lb in zip(out, fixed, lg_n, a_of, lg_b)]
         else:
-            nm = n - m
-            term = [f - ln + lgamma(m + a) + lgamma(nm + b) for f, ln, a, b in zip(fixed, lg_n, a_of, b_of)]
-        out = plus(out, k, term)
+            out = [o + k * (f - ln + lgamma(m + a) + lgamma(n - m + b))
+                   for o, f, ln, a, b in zip(out, fixed, lg_n, a_of, b_of)]
         if not last:
             pred[at] = [(m + a) / (n + al) for a, al in zip(a_of, alphas)]
     return out, pred
