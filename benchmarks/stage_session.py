@@ -14,6 +14,11 @@ checkout's code adds the last `--new` sessions one at a time to the flow it load
 Both settle after loading the flow (`gc.collect(); gc.freeze()`, as `serve/pauses.settle` does),
 so that a full collection over the sessions just read lands in neither's adds.
 
+And the verb itself, `stretto flow stage` (`Deployment.stage`, as the CLI calls it): a deployment
+folder holding the same train sessions' files but the last `--new`, staged and committed; then
+the new files arrive one at a time, each staged (the first on the committed flow, the rest on
+the staged one): CPU per stage, median, reading and writing the flow files included.
+
 Each writes the flow it ends with, which must be byte-identical to a batch learn of the same
 sessions by the same code (the benchmark fails otherwise). Both run at the same time, round after round, so
 both see the same load; CPU time per session, the best round of each, and the median ratio.
@@ -72,6 +77,41 @@ print(json.dumps({"incremental": StagedFlow is not None, "per_session_ms": [1e3 
                   "train_sessions": len(train)}))
 """
 
+VERB = r"""
+import json, shutil, statistics, sys, tempfile, time
+from pathlib import Path
+from stretto_core.cli.commands.flow import count_session_files
+from stretto_core.flow.history import Deployment
+from stretto_core.flow.stream import choose, learn_chosen
+from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.splits import split_of
+from stretto_core.sessions.store import read_session
+new, out = int(sys.argv[2]), sys.argv[3]
+work = Path(tempfile.mkdtemp())
+ingest_files("tau2", [Path(sys.argv[1])], work / "store")  # by this checkout's own code
+train = [p for p in sorted((work / "store").rglob("*.jsonl")) if split_of(read_session(p, None).header) == "train"]
+folder = work / "deployment"
+(folder / "sessions").mkdir(parents=True)
+for path in train[:-new]:
+    shutil.copy(path, folder / "sessions" / path.name)
+deployment = Deployment(folder)
+count = lambda files: count_session_files(files, None)  # what `stretto flow stage` hands the deployment
+deployment.stage(count, settled=0)
+deployment.commit()
+clock = time.process_time
+per = []
+for path in train[-new:]:
+    shutil.copy(path, folder / "sessions" / path.name)
+    t = clock(); deployment.stage(count, settled=0); per.append(clock() - t)
+staged = (folder / "flow.staged.json").read_bytes()
+batch = learn_chosen(choose([str(p) for p in sorted((folder / "sessions").iterdir())], "auto")).to_json()
+shutil.copy(folder / "flow.staged.json", out)
+shutil.rmtree(work)
+print(json.dumps({"stage_ms": [1e3 * x for x in per], "stage_median_ms": 1e3 * statistics.median(per),
+                  "stage_first_ms": 1e3 * per[0], "identical": staged == (batch + "\n").encode("utf-8")}))
+"""
+"""`stretto flow stage` on a deployment folder, one new session file at a time (CPU per stage)."""
+
 
 def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, "bench-out/stage_session.json", rounds=3)
@@ -83,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         load = load_note()
         rounds = side_by_side(PROBE, [source, tmp / "start-{who}.flow.json", args.new, tmp / "out-{who}.flow.json"],
                               before, args.rounds)
+        verb = side_by_side(VERB, [source, args.new, tmp / "verb-{who}.flow.json"], before, args.rounds)
         # each checkout's final flow against its own batch learn (the format may differ between them)
         same = {}
         for who, code in (("before", before), ("after", HERE)):
@@ -90,15 +131,20 @@ def main(argv: list[str] | None = None) -> int:
             finish(start(code, BATCH, [source, tmp / f"{who}.batch.flow.json"]), who)
             same[who] = flows_identical(tmp / f"{who}.flow.json", tmp / f"{who}.batch.flow.json")
     train = rounds[0]["after"]["train_sessions"]
-    if not all(same.values()):
-        raise SystemExit(f"stage_session: a flow differs from the batch learn's bytes: {same}")
+    same_verb = {who: all(r[who]["identical"] for r in verb) for who in ("before", "after")}
+    if not all(same.values()) or not all(same_verb.values()):
+        raise SystemExit(f"stage_session: a flow differs from the batch learn's bytes: {same}, flow stage {same_verb}")
     bests = {f"{who}_{key}_best": best(rounds, who, key)
              for who, key in (("before", "mean_ms"), ("after", "mean_ms"), ("after", "max_ms"),
                               ("after", "median_ms"), ("after", "refresh_ms"), ("before", "refresh_ms"))}
     summary = run_summary(args.before, load, rounds, sessions_added=args.new, train_sessions=train,
                           flows_identical_to_batch_learn=same, **bests,
                           ratio_median=ratio_median(rounds, "mean_ms"),
-                          refresh_ratio_median=ratio_median(rounds, "refresh_ms"))
+                          refresh_ratio_median=ratio_median(rounds, "refresh_ms"), flow_stage_rounds=verb,
+                          flow_stage_identical_to_batch_learn=same_verb,
+                          before_flow_stage_ms_best=best(verb, "before", "stage_median_ms"),
+                          after_flow_stage_ms_best=best(verb, "after", "stage_median_ms"),
+                          flow_stage_ratio_median=ratio_median(verb, "stage_median_ms"))
     print(f"one new session into a flow of {train - args.new} τ² retail train sessions, CPU ms per session "
           f"(best of {args.rounds} rounds run side by side; {load}):")
     print(f"  before ({summary['before']}): {summary['before_mean_ms_best']:.1f} ms "
@@ -109,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{summary['after_refresh_ms_best']:.1f} ms (×{summary['refresh_ratio_median']:.2f}, median round)")
     print(f"  add ×{summary['ratio_median']:.2f} (median round); flows byte-identical to a batch learn: "
           f"before {same['before']}, after {same['after']}")
+    print(f"  `stretto flow stage` of one new session file (median per stage, best round): "
+          f"{summary['before_flow_stage_ms_best']:.0f} → {summary['after_flow_stage_ms_best']:.0f} ms "
+          f"(×{summary['flow_stage_ratio_median']:.2f}, median round); staged flow byte-identical to a batch "
+          f"learn: before {same_verb['before']}, after {same_verb['after']}")
     write_summary(args.out, summary)
     return 0
 

@@ -211,3 +211,31 @@ def test_a_torn_or_bad_history_line_is_skipped_and_a_bad_option_is_one_line(tmp_
     assert code == 0, err
     code, _, err = cli(capsys, "flow", "stage", str(dep), "--settled", "nan")
     assert code != 0 and "--settled" in err and "Traceback" not in err
+
+
+def test_a_stage_reads_the_committed_flow_once_derives_the_sum_once_and_writes_the_batch_learns_bytes(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stretto_core.flow import history
+    from stretto_core.flow.ir import Flow
+
+    dep = tmp_path / "shop"
+    record(dep, range(0, 4))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    cli(capsys, "flow", "commit", str(dep))
+    record(dep, range(4, 6), "t")
+    loads, derives = [], []
+    load, derive = history.load_flow, Flow.derive
+    monkeypatch.setattr(history, "load_flow", lambda path: loads.append(Path(path).name) or load(path))
+    monkeypatch.setattr(Flow, "derive", lambda self: derives.append(1) or derive(self))
+    code, out, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "2 new sessions added" in out, err
+    # the committed flow is read (and checked, which derives it) once, for the base and the diff;
+    # the new sessions' counts are not derived alone: the sum is, once
+    assert loads == ["flow.json"] and len(derives) == 2
+    monkeypatch.undo()
+    assert (dep / "flow.staged.json").read_bytes() == learned_at_once(dep, tmp_path / "batch.json", capsys)
+    record(dep, range(6, 7), "u")
+    code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")  # on the staged flow, added in place
+    assert code == 0 and "1 new sessions added" in out
+    assert (dep / "flow.staged.json").read_bytes() == learned_at_once(dep, tmp_path / "batch2.json", capsys)
+    assert load_flow(dep / "flow.json").provenance.version == 1, "the committed flow is left as it was"

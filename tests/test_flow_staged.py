@@ -82,3 +82,27 @@ def test_a_flow_refreshed_after_every_session_derives_the_batch_learns_intent_ta
         assert got.intent_table == learn(retail[:k + 1]).intent_table
         common_sizes.add(len(common_words(staged.intent)))
     assert len(common_sizes) > 1 and got.intent_table is not None and got.intent_table.rules
+
+
+def test_shop_sessions_staged_and_refreshed_one_at_a_time_write_the_batch_learns_bytes_at_every_step() -> None:
+    from shop_sessions import MANIFEST, shop_sessions
+
+    sessions = shop_sessions(16)
+    staged = StagedFlow(learn(sessions[:3], MANIFEST))
+    staged.flow(shared=True)
+    for k in range(3, len(sessions)):
+        staged.add(sessions[k])
+        assert staged.flow(shared=True).to_json() == learn(sessions[:k + 1], MANIFEST).to_json()
+    assert staged.added == len(sessions) - 3
+
+
+@published_data
+def test_tau2_train_sessions_staged_and_refreshed_one_at_a_time_write_the_batch_learns_bytes_at_every_step(
+        retail) -> None:
+    # the refresh a server runs after every session: α's posteriors, the binding table, the intent
+    # table and the pinned contracts derived from the live counts, the bytes of a batch learn
+    staged = StagedFlow(learn(retail[:4]))
+    staged.flow(shared=True)
+    for k in range(4, 10):
+        staged.add(retail[k])
+        assert staged.flow(shared=True).to_json() == learn(retail[:k + 1]).to_json()

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from stretto_core.sessions.filelock import lock_file, unlock_file
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.private import private_dir
-from stretto_core.flow.ir import Flow, load_flow, load_flow_bytes, merge
+from stretto_core.flow.ir import Flow, _add, _add_into, load_flow, load_flow_bytes
 from stretto_core.sessions.jsonfile import write_atomic
 
 FLOW_NAME = "flow.json"
@@ -186,13 +186,13 @@ class Deployment:
                 learned = count([self.sessions / name for name in new])
             if learned is None:
                 return None
-            base_flow = self._base_flow(staged_files)
+            base_flow, committed = self._base_flow(staged_files)
             if recount:
                 kept = base_flow.promotion if base_flow is not None else None
                 flow = learned if kept is None else learned.model_copy(update={"promotion": kept})
             else:
-                flow = learned if base_flow is None else merge(base_flow, learned)
-            return self._staged(flow, new, entries, staged_files, base, command_note)
+                flow = _added(base_flow, learned, committed is None)
+            return self._staged(flow, new, entries, staged_files, base, command_note, committed)
 
     def stage_flow(self, flow: Flow, sessions_added: Sequence[str] = (), note: str = "") -> LogEntry:
         """Stage a flow made elsewhere (an online learner's, a benchmark's) as the next version,
@@ -203,12 +203,12 @@ class Deployment:
             return self._staged(flow, list(sessions_added), entries, staged_files, base, note)
 
     def _staged(self, flow: Flow, new: list[str], entries: list[LogEntry], staged_files: list[str],
-                base: int | None, note: str) -> LogEntry:
-        data = _flow_bytes(flow)
+                base: int | None, note: str, committed: Flow | None = None) -> LogEntry:
+        data = _flow_bytes(flow, self.staged)
         write_atomic(self.staged, data)
         version = self.version(entries)
         entry = LogEntry(command="stage", at=_now(), version=version, parent=version if not staged_files else base,
-                         sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow), note=note)
+                         sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow, committed), note=note)
         self._append(entry)
         return entry
 
@@ -318,21 +318,24 @@ class Deployment:
         return [p.name for p in self._session_files()
                 if p.name not in known and now - p.stat().st_mtime >= settled]
 
-    def _base_flow(self, staged_files: list[str]) -> Flow | None:
+    def _base_flow(self, staged_files: list[str]) -> tuple[Flow | None, Flow | None]:
+        """The flow new sessions are added to (the staged one, else the committed one, as a flow
+        of no version), and the committed flow as read when it is that base (None otherwise):
+        the stage's diff compares with it, so it is read and checked once, not twice."""
         if staged_files and self.staged.exists():
-            return load_flow(self.staged)
+            return load_flow(self.staged), None
         if self.flow.exists():
-            flow = load_flow(self.flow)
-            flow.provenance = flow.provenance.model_copy(update={"version": None})
-            return flow
-        return None
+            committed = load_flow(self.flow)
+            flow = committed.model_copy(update={"provenance": committed.provenance.model_copy(update={"version": None})})
+            return flow, committed
+        return None, None
 
-    def _diff_lines(self, new: Flow) -> list[str]:
+    def _diff_lines(self, new: Flow, committed: Flow | None = None) -> list[str]:
         from stretto_core.flow.review import diff
 
         if not self.flow.exists():
             return ["no committed flow before"]
-        d = diff(load_flow(self.flow), new)
+        d = diff(committed if committed is not None else load_flow(self.flow), new)
         return [f"! {x}" for x in d.review] + [f"  {x}" for x in d.info]
 
     def _same_app(self, staged: Flow, app: str | None) -> None:
@@ -359,8 +362,30 @@ def _apps(flow: Flow) -> set[str]:
     return {app for source in flow.provenance.sources for app in source.apps}
 
 
-def _flow_bytes(flow: Flow) -> bytes:
-    return (flow.to_json() + "\n").encode("utf-8")
+def _added(base: Flow | None, learned: Flow, own_base: bool) -> Flow:
+    """`learned` (counts, derived or not) added to `base`, derived once: `flow.ir.merge`'s flow,
+    without its check of every number of the sum (both parts' counts are checked already: the
+    base's by `load_flow`, the new ones are counts; a sum that overflows is caught where it is
+    written, `_flow_bytes`). `own_base`: the base is this stage's alone, added to in place."""
+    if base is None:
+        return learned.derived()
+    if own_base:
+        _add_into(base, learned)
+        flow = base
+    else:
+        flow = _add(base, learned)
+    try:
+        return flow.derive()
+    except (ValueError, ArithmeticError) as exc:
+        raise StrettoError(f"adding the new sessions' counts: {exc}") from exc
+
+
+def _flow_bytes(flow: Flow, path: Path | None = None) -> bytes:
+    try:
+        text = flow.to_json()
+    except ValueError as exc:  # NaN or infinity: counts so large that their sum overflowed
+        raise StrettoError(f"{path or 'flow'}: the flow holds a number that is not finite ({exc}); not written") from exc
+    return (text + "\n").encode("utf-8")
 
 
 def flow_sha256(data: bytes) -> str:

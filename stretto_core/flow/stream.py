@@ -173,9 +173,10 @@ Counter = Callable[[Sequence[str], str], Flow]
 
 def learn_chosen(chosen: Chosen, *, prior_weight: float | None = None, features: FeatureMap | bool | None = None,
                  constants: bool = False, binding_options: BindingOptions = DEFAULT_OPTIONS,
-                 counter: Counter | None = None, rule: str = DEFAULT_RULE) -> Flow:
+                 counter: Counter | None = None, rule: str = DEFAULT_RULE, derive: bool = True) -> Flow:
     """`flow.ir.learn` over chosen files, counted by `counter` (default: here, one at a time;
-    served sessions as `rule` teaches them, `learn/served.py`)."""
+    served sessions as `rule` teaches them, `learn/served.py`); `derive=False`: the counts
+    alone, for a caller that adds them to others and derives the sum."""
     if not chosen.files and not chosen.prior:
         raise StrettoError("no sessions to learn from")
     assert chosen.manifest is not None
@@ -198,7 +199,7 @@ def learn_chosen(chosen: Chosen, *, prior_weight: float | None = None, features:
         prior = count(chosen.prior, "prior")
         weight = 1.0 if prior_weight is None else prior_weight / prior.provenance.sources[0].sessions
         flow = _add(flow, prior, weight)
-    return flow.derive()
+    return flow.derive() if derive else flow
 
 
 def shards(files: Sequence[str], n: int) -> list[list[str]]:

@@ -194,14 +194,15 @@ def log_command(deployment: Path = typer.Argument(..., help="The app's deploymen
 
 
 def count_session_files(files: list[Path], manifest: ToolManifest | None, rule: str = DEFAULT_RULE) -> Flow | None:
-    """A flow of just these session files, learned as `stretto learn` would (split auto), each
-    served session as `rule` teaches it (`learn/served.py`)."""
+    """The counts of just these session files, as `stretto learn` would count them (split auto),
+    each served session as `rule` teaches it (`learn/served.py`): underived, as what they are
+    added to is derived once the sum is made (`Deployment.stage`, `Staged.flow`)."""
     from stretto_core.flow.stream import choose, learn_chosen
 
     chosen = choose([str(f) for f in files], "auto", manifest=manifest)
     if not chosen.files:
         return None
-    return learn_chosen(chosen, rule=rule)
+    return learn_chosen(chosen, rule=rule, derive=False)
 
 
 def register(app: typer.Typer) -> None:
