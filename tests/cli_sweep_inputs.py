@@ -10,17 +10,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from shop_sessions import MANIFEST, shop_flow, shop_sessions
+from shop_sessions import TAU2_RUN, shop_flow, write_shop_files
 from test_procedure_world import KINDS, customer, demonstrate
 from stretto_core.evaluate.replay.inputs import save_replay
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
 from stretto_core.flow.history import Deployment
-from stretto_core.flow.ir import save_flow
 from stretto_core.procedures.compile import compile_procedure
 from stretto_core.procedures.episodes import TICKET_LABEL, episodes_of
 from stretto_core.procedures.ir import save_procedure
 from stretto_core.serve.runtime import FlowRuntime
-from stretto_core.sessions.manifest import ToolManifest, save_manifest
+from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult
 from stretto_core.sessions.store import write_session
 
@@ -72,23 +71,14 @@ def toy_session(n: int) -> Session:
 
 def make_good(root: Path) -> Good:
     """Write the good inputs under `root`."""
-    sessions = root / "sessions"
-    recorded = shop_sessions(12)
-    for s in recorded:
-        write_session(s, sessions)
-    flow = root / "shop.flow.json"
-    save_flow(shop_flow(12), flow)
-    manifest = root / "shop.manifest.json"
-    save_manifest(MANIFEST, manifest)
+    recorded, sessions, flow, manifest = write_shop_files(root)
     replay = root / "replay.json"
     save_replay(replay_sessions(FlowRuntime(shop_flow(12)), recorded, ReplayOptions(processes=1, weigh=True)), replay)
     next_replay = root / "next.replay.json"
     save_replay(replay_sessions(FlowRuntime(shop_flow(12)), recorded, ReplayOptions(processes=1, weigh=True,
                                                                                      policy="next")), next_replay)
     tau2 = root / "tau2.json"
-    tau2.write_text(json.dumps({"info": {"environment_info": {"domain_name": "retail"}}, "simulations": [
-        {"task_id": "1", "reward_info": {"reward": 1.0}, "messages": [{"role": "user", "content": "hi"},
-                                                                      {"role": "assistant", "content": "hello"}]}]}))
+    tau2.write_text(json.dumps(TAU2_RUN))
     toy = [toy_session(n) for n in range(1, 5)]
     toy_sessions = root / "toy-sessions"
     for s in toy:

@@ -52,3 +52,27 @@ def serve_recorded(live: Any, session: Session, call_tool: Any) -> None:
         elif isinstance(event, ToolResult):
             call = calls[event.call_id]
             live.after_tool_sync(call.call_id, call.tool, call.arguments, (event.content, event.error), call_tool)
+
+
+TAU2_RUN = {"info": {"environment_info": {"domain_name": "retail"}}, "simulations": [
+    {"task_id": "1", "reward_info": {"reward": 1.0},
+     "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}]}
+"""The smallest τ²-bench run file `stretto ingest` reads: one simulation of one turn each."""
+
+
+def write_shop_files(root: Path) -> tuple[list[Session], Path, Path, Path]:
+    """Write 12 recorded shop sessions, the flow learned from them and the shop's manifest under
+    `root`, as the CLI tests' good inputs: (sessions, sessions folder, flow file, manifest file)."""
+    from stretto_core.flow.ir import save_flow
+    from stretto_core.sessions.manifest import save_manifest
+    from stretto_core.sessions.store import write_session
+
+    recorded = shop_sessions(12)
+    folder = root / "sessions"
+    for s in recorded:
+        write_session(s, folder)
+    flow = root / "shop.flow.json"
+    save_flow(shop_flow(12), flow)
+    manifest = root / "shop.manifest.json"
+    save_manifest(SHOP_MANIFEST, manifest)
+    return recorded, folder, flow, manifest

@@ -11,15 +11,12 @@ from typing import Callable
 
 import pytest
 
-from shop_sessions import MANIFEST, shop_flow, shop_sessions
+from shop_sessions import TAU2_RUN, shop_flow, write_shop_files
 from stretto_core.cli import main
 from stretto_core.evaluate.replay.inputs import save_replay
 from stretto_core.evaluate.replay.run import ReplayOptions, replay_sessions
-from stretto_core.flow.ir import save_flow
 from stretto_core.serve.runtime import FlowRuntime
-from stretto_core.sessions.manifest import save_manifest
 from stretto_core.sessions.splits import make_split_file, save_split_file
-from stretto_core.sessions.store import write_session
 
 MAX_ERROR_CHARS = 600
 """The error line's length at most: a snippet of what was read, never the file."""
@@ -44,22 +41,13 @@ class Good:
 @pytest.fixture(scope="module")
 def good(tmp_path_factory: pytest.TempPathFactory) -> Good:
     root = tmp_path_factory.mktemp("good")
-    sessions = root / "sessions"
-    recorded = shop_sessions(12)
-    for s in recorded:
-        write_session(s, sessions)
-    flow = root / "shop.flow.json"
-    save_flow(shop_flow(12), flow)
-    manifest = root / "shop.manifest.json"
-    save_manifest(MANIFEST, manifest)
+    recorded, sessions, flow, manifest = write_shop_files(root)
     split = root / "split.json"
     save_split_file(make_split_file([s.header for s in recorded]), split)
     replay = root / "replay.json"
     save_replay(replay_sessions(FlowRuntime(shop_flow(12)), recorded, ReplayOptions(processes=1)), replay)
     tau2 = root / "tau2.json"
-    tau2.write_text(json.dumps({"info": {"environment_info": {"domain_name": "retail"}}, "simulations": [
-        {"task_id": "1", "reward_info": {"reward": 1.0}, "messages": [{"role": "user", "content": "hi"},
-                                      {"role": "assistant", "content": "hello"}]}]}))
+    tau2.write_text(json.dumps(TAU2_RUN))
     agentdojo = root / "agentdojo.json"
     agentdojo.write_text(json.dumps({"suite_name": "travel", "user_task_id": "user_task_0", "messages": [
         {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}))
