@@ -57,3 +57,25 @@ def test_setup_refuses_a_flow_the_proxy_could_not_read(tmp_path: Path) -> None:
     assert done.returncode == 2 and "binary.flow.json" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
 
+
+
+@pytest.mark.parametrize("option,named", [("--theta 5", "--theta must be a number in [0, 1]"),
+                                          ("--theta abc", "Invalid value for '--theta'"),
+                                          ("--per-call -1", "--per-call must be a whole number"),
+                                          ("--lookup-timeout 0", "--lookup-timeout must be"),
+                                          ("--tools ,", "--tools names no tool"),
+                                          ("--upstream http://x", "not both or neither")])
+def test_setup_refuses_a_proxy_option_value_the_proxy_would_refuse_at_every_start(
+        tmp_path: Path, option: str, named: str) -> None:
+    done = _setup(tmp_path, "--host", "cursor", "--name", "git", "--write", "--yes", f"--proxy-option={option}")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("stretto: --proxy-option: ") and named in done.stderr
+    assert done.stderr.count("\n") == 1 and not (tmp_path / ".cursor").exists()
+
+
+def test_setup_keeps_proxy_options_the_proxy_accepts_as_typed(tmp_path: Path) -> None:
+    done = _setup(tmp_path, "--host", "cursor", "--name", "git", "--proxy-option=--theta 0.4 --per-call 2",
+                  "--proxy-option=--shadow")
+    assert done.returncode == 0, done.stderr
+    args = json.loads(done.stdout.split("\n", 1)[1].rsplit("\n# not written", 1)[0])["mcpServers"]["git"]["args"]
+    assert args[args.index("--theta"):args.index("--")] == ["--theta", "0.4", "--per-call", "2", "--shadow"]

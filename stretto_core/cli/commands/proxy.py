@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import click
 import typer
@@ -80,25 +80,51 @@ def run_command(
 ) -> None:
     """Serve the proxy on stdio in front of `-- <server command>` (or `--upstream URL`)."""
     command = list(ctx.args)
-    if bool(command) == bool(upstream):
-        raise StrettoError("give the server either as `-- <command>` or as `--upstream URL`, not both or neither")
-    if tools is not None and not _names(tools):
-        raise StrettoError("--tools names no tool; give the tools to look up (a,b), or leave it out to allow "
-                           "every read")
     _check_paths(store, trace)
     run = _stretto_mcp()
+    config = _proxy_config(run, command, ctx.params)
+    raise SystemExit(run.run_proxy(config))
+
+
+def _proxy_config(run: Any, command: list[str], params: dict[str, Any]) -> Any:
+    """The proxy's config from the run command's parsed options, or one line naming the bad one.
+    `proxy setup` checks its `--proxy-option` words through here too, so what a host would start
+    is refused when it is written, not at every start."""
+    p = params
+    if bool(command) == bool(p["upstream"]):
+        raise StrettoError("give the server either as `-- <command>` or as `--upstream URL`, not both or neither")
+    if p["tools"] is not None and not _names(p["tools"]):
+        raise StrettoError("--tools names no tool; give the tools to look up (a,b), or leave it out to allow "
+                           "every read")
     try:
-        config = run.ProxyConfig.checked(command=command, upstream=upstream, flow=flow, store=store,
-                                         record=not no_record, reads=_names(reads),
-                                         allow=None if tools is None else _names(tools), deny=_names(deny),
-                                         theta=theta, per_call=per_call, per_session=per_session,
-                                         lookup_timeout=lookup_timeout, call_budget=call_budget,
-                                         server_timeout=server_timeout, app=app, solo=solo, log_level=log_level,
-                                         trace=trace, shadow=shadow, holdout=holdout, retain_days=retain_days,
-                                         redact_fields=list(redact_field))
+        return run.ProxyConfig.checked(
+            command=command, upstream=p["upstream"], flow=p["flow"], store=p["store"], record=not p["no_record"],
+            reads=_names(p["reads"]), allow=None if p["tools"] is None else _names(p["tools"]),
+            deny=_names(p["deny"]), theta=p["theta"], per_call=p["per_call"], per_session=p["per_session"],
+            lookup_timeout=p["lookup_timeout"], call_budget=p["call_budget"], server_timeout=p["server_timeout"],
+            app=p["app"], solo=p["solo"], log_level=p["log_level"], trace=p["trace"], shadow=p["shadow"],
+            holdout=p["holdout"], retain_days=p["retain_days"], redact_fields=list(p["redact_field"]))
     except OptionError as exc:
         raise StrettoError(_flagged(str(exc))) from None
-    raise SystemExit(run.run_proxy(config))
+
+
+def _check_proxy_words(ctx: typer.Context, words: list[str], server: list[str]) -> None:
+    """The `--proxy-option` words parsed as `stretto proxy` will parse them (types: `--theta abc`)
+    and checked as it will check them (values: `--theta 5`, `--per-call -1`)."""
+    run_cmd = getattr(ctx.parent.command, "commands", {}).get("run") if ctx.parent is not None else None
+    if run_cmd is None or not words:
+        return
+    try:
+        parsed = run_cmd.make_context("run", [*words, "--", "server"], parent=ctx.parent)
+    except Exception as exc:  # noqa: BLE001 - the CLI's usage errors (their class is the CLI library's)
+        message = getattr(exc, "format_message", None)
+        if not callable(message):
+            raise
+        raise StrettoError("--proxy-option: " + " ".join(str(message()).split())) from None
+    try:
+        _proxy_config(_stretto_mcp(), server, parsed.params)
+    except StrettoError as exc:
+        raise StrettoError(f"--proxy-option: {exc}") from None
 
 
 FLAGS = {"allow": "--tools", "redact_fields": "--redact-field", "record": "--no-record"}
@@ -162,8 +188,9 @@ def setup_command(
         from stretto_core.cli.commands._values import output_folder
 
         args += ["--store", str(output_folder(store, "--store").resolve())]
-    for option in proxy_option:
-        args += _proxy_option(ctx, option)
+    words = [word for option in proxy_option for word in _proxy_option(ctx, option)]
+    _check_proxy_words(ctx, words, server)
+    args += words
     try:
         p = hosts.plan(host, name, hosts.proxy_command(server, args), scope=scope, replace=replace)
     except ValueError as exc:
