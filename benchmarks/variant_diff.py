@@ -14,7 +14,9 @@ fold replayed with a flow learned from the other agents' sessions of the other f
 a design decision's parting episodes are read before the test split is. `--weigh TOOL@SITE`
 (`*` for any) also prints, in the parting episodes, every candidate each variant weighed there:
 its score and whether it was made and used, so a lookup one variant makes and the other does
-not shows the other's score for it.
+not shows the other's score for it. `--site-use` ends with each (tool, site) where a candidate
+variant `a` weighed was used: how many it weighed, made and saw used, and their mean score (a site
+whose use rate clears θ while its scores do not is where `a` is too shy).
 """
 
 from __future__ import annotations
@@ -86,6 +88,17 @@ def weighed_by_episode(result: ReplayResult, where: str) -> dict[str, list[str]]
     return out
 
 
+def site_use(result: ReplayResult) -> list[str]:
+    """Per (tool, site) with any use: candidates weighed, made, used, and their mean score."""
+    sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])
+    for w in result.weighed_rows:
+        s = sums[(w.tool, w.site)]
+        s[0], s[1], s[2], s[3] = s[0] + 1, s[1] + w.made, s[2] + w.used, s[3] + w.score_use
+    ranked = sorted(((k, s) for k, s in sums.items() if s[2]), key=lambda ks: (-ks[1][2] / ks[1][0], ks[0]))
+    return [f"{tool} at {site}: {n:.0f} weighed, {made:.0f} made, {used:.0f} used ({used / n:.2f}), "
+            f"mean score {total / n:.2f}" for (tool, site), (n, made, used, total) in ranked]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=Path, required=True)
@@ -96,12 +109,13 @@ def main() -> None:
     parser.add_argument("--cv", action="store_true", help="Train split, leaving one agent out across task folds.")
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS)
     parser.add_argument("--weigh", default=None, metavar="TOOL@SITE", help="Also print candidates weighed there.")
+    parser.add_argument("--site-use", action="store_true", help="Print variant a's use by (tool, site).")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     if args.weigh is not None and "@" not in args.weigh:
         raise SystemExit(f"--weigh takes TOOL@SITE (either may be *), not {args.weigh!r}")
     corpus = load_corpus(args.sessions)
-    flows, weigh = VariantFlows(), args.weigh is not None
+    flows, weigh = VariantFlows(), args.weigh is not None or args.site_use
     if args.cv:
         train = corpus.on("train", args.app)
         if not train:
@@ -111,7 +125,8 @@ def main() -> None:
         a, b = (replay(corpus, args.app, n, flows, args.strict_stand_ins, weigh) for n in (args.a, args.b))
     rows_b = {r.session_id: r for r in b.episode_rows}
     looks = {args.a: lookups_by_episode(a), args.b: lookups_by_episode(b)}
-    weighed = {args.a: weighed_by_episode(a, args.weigh), args.b: weighed_by_episode(b, args.weigh)} if weigh else {}
+    weighed = ({args.a: weighed_by_episode(a, args.weigh), args.b: weighed_by_episode(b, args.weigh)}
+               if args.weigh is not None else {})
     net, parted = 0, []
     for ra in a.episode_rows:
         rb = rows_b[ra.session_id]
@@ -128,6 +143,10 @@ def main() -> None:
                 print(f"    {name}: {line}")
     print(f"{args.a} {a.turns_saved} / {a.detours}, {args.b} {b.turns_saved} / {b.detours}; "
           f"{len(parted)} episodes part, net {net:+d} saved turns for {args.b}")
+    if args.site_use:
+        print(f"{args.a}'s candidates by (tool, site), where any was used:")
+        for line in site_use(a):
+            print("    " + line)
     if args.json is not None:
         args.json.write_text(json.dumps({"a": a.model_dump(), "b": b.model_dump(), "parted": parted}), encoding="utf-8")
 
