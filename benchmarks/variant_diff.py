@@ -25,6 +25,7 @@ import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from stretto_core.cli.commands._load import load_for_verb
 from stretto_core.evaluate.measure.ablation import assignments_for
@@ -53,8 +54,12 @@ def replay_cv(train: list[Session], name: str, flows: VariantFlows, strict: bool
     options = ReplayOptions(theta=DEFAULT_THETA, policy=v.policy, split="train", strict_stand_ins=strict,
                             weigh=weigh, processes=1)
     fold_of = folds_by_hash(sorted({fold_key(s) for s in train}), folds)
-    results = [replay_each([(flows.model(learn_from, v), held) for learn_from, held in parts], options)
-               for k in range(folds) if (parts := cross_fit_parts(train, fold_of, k, True))]
+    results = []
+    for k in range(folds):
+        pairs: list[tuple[Any, list[Session]]] = [(flows.model(learn_from, v), held)
+                                                  for learn_from, held in cross_fit_parts(train, fold_of, k, True)]
+        if pairs:
+            results.append(replay_each(pairs, options))
     return merge_results(results)
 
 
