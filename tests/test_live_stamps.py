@@ -1,6 +1,6 @@
 """A served session's events reach the recorder already stamped with their time, so the recorder
-copies none of them to stamp it (those copies were a fifth of a proxied call's recording CPU,
-issue 30 goal 5), and the times recorded still run in the order the events happened."""
+copies none of them to stamp it (copies were a fifth of the CPU of taking in and recording a
+proxied call, issue 30 goal 5), and the times recorded still run in the order the events happened."""
 
 from __future__ import annotations
 

@@ -399,7 +399,7 @@ class LiveSession:
     def _finish(self, result: ToolResult, made: list[Lookup], trig: Any = None,
                 would: Sequence[ShadowLookup] = ()) -> str:
         text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
-        recorded = {"appended": text or None}
+        recorded: dict[str, Any] = {"appended": text or None}
         stamp = self._stamp() if result.at is None else None
         if stamp is not None:
             recorded["at"] = stamp
@@ -432,8 +432,8 @@ class LiveSession:
 
     def _stamp(self) -> "datetime | None":
         """The time an event is recorded at, set as it is made when the recorder stamps events:
-        the recorder then has no copy to make to stamp it (those copies were a fifth of the CPU
-        of recording a proxied call, `benchmarks/proxy_cpu.py`)."""
+        the recorder then has no copy to make to stamp it (copies were a fifth of the CPU of taking
+        in and recording a proxied call that makes no lookup, `benchmarks/proxy_cpu.py`)."""
         recorder = self.recorder
         return datetime.now(timezone.utc) if recorder is not None and recorder.stamp else None
 
