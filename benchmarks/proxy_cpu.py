@@ -6,31 +6,48 @@ host (`proxy_latency.RawClient`) makes `--calls` `tools/call` requests through i
 process's own user + system CPU (from /proc) over those calls, per call. Both checkouts' proxies
 run at the same time, round after round, so both see the same load.
 
-    python benchmarks/proxy_cpu.py [--before HEAD~1] [--calls 2000] [--rounds 3] [--out bench-out/proxy_cpu.json]
+`--flow`: the proxy serves the toy flow (after `get_order`, look up `get_customer`), learned by
+this checkout, in front of `shop_server.py`, and each call asks for a new order, so every call
+makes one lookup: the CPU per call is a forwarded, recorded call and its lookup, decided, made,
+recorded and appended (`proxy_throughput.py` runs the same load for calls per second).
+
+`--bare`: also, after the rounds, a bare line copier (`line_copy.py`) in front of the same server,
+alone, as many times as there are rounds: the floor any stdio relay pays.
+
+    python benchmarks/proxy_cpu.py [--before HEAD~1] [--calls 2000] [--rounds 3] [--flow] [--bare]
+                                   [--out bench-out/proxy_cpu.json]
 """
 
 from __future__ import annotations
 
 import tempfile
 
-from side_by_side import run_summary, best, checkout, load_note, parser, ratio_median, side_by_side
+from pathlib import Path
+
+from side_by_side import HERE, best, checkout, finish, load_note, parser, ratio_median, run_summary, side_by_side, start
 from summary_file import write_summary
+from proxy_throughput import toy_flow_file
 
 PROBE = r"""
 import json, sys, tempfile
 import proxy_latency  # this checkout's benchmarks folder is on the path; it adds the tests' helpers
 from proxy_latency import RawClient, cpu_seconds
 from proxy_support import toy_server_command
-calls = int(sys.argv[1])
+calls, flow, server, copier = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 store = tempfile.mkdtemp()
-client = RawClient([sys.executable, "-m", "stretto_core", "proxy", "--store", store, "--log-level", "ERROR",
-                    "--", *toy_server_command()])
-params = {"name": "get_order", "arguments": {"order_id": "O1"}}
-for _ in range(50):  # warm up
-    client.request("tools/call", params)
+serving = ["--flow", flow, "--per-session", str(10 * calls + 100)] if flow else []
+downstream = [sys.executable, server] if flow else toy_server_command()
+client = RawClient([sys.executable, copier, *downstream] if copier else
+                   [sys.executable, "-m", "stretto_core", "proxy", "--store", store, "--log-level", "ERROR",
+                    *serving, "--", *downstream])
+client.request("tools/list", {})
+def params(n):  # with a flow, a new order each call: a new customer to look up
+    return {"name": "get_order", "arguments": {"order_id": f"O{n}" if flow else "O1"}}
+for n in range(50):  # warm up
+    client.request("tools/call", params(n))
 pid = client.process.pid
 started = cpu_seconds(pid)
-wall = sum(client.request("tools/call", params) for _ in range(calls))
+wall = sum(client.request("tools/call", params(1000 + n)) for n in range(calls))
 used = cpu_seconds(pid) - started
 client.close()
 print(json.dumps({"calls": calls, "cpu_ms_per_call": 1e3 * used / calls, "wall_ms_per_call": 1e3 * wall / calls}))
@@ -40,18 +57,31 @@ print(json.dumps({"calls": calls, "cpu_ms_per_call": 1e3 * used / calls, "wall_m
 def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, "bench-out/proxy_cpu.json", rounds=3)
     options.add_argument("--calls", type=int, default=2000)
+    options.add_argument("--flow", action="store_true", help="serve the toy flow: one lookup per call")
+    options.add_argument("--bare", action="store_true", help="also a bare line copier in front of the same server")
     args = options.parse_args(argv)
-    with tempfile.TemporaryDirectory(), checkout(args.before) as before:
+    server = HERE / "benchmarks" / "shop_server.py"
+    with tempfile.TemporaryDirectory() as folder, checkout(args.before) as before:
         load = load_note()
-        rounds = side_by_side(PROBE, [args.calls], before, args.rounds)
-    summary = run_summary(args.before, load, rounds, calls=args.calls,
+        flow = str(toy_flow_file(Path(folder))) if args.flow else ""
+        rounds = side_by_side(PROBE, [args.calls, flow, server, ""], before, args.rounds)
+        copier = HERE / "benchmarks" / "line_copy.py"
+        bare = [finish(start(HERE, PROBE, [args.calls, flow, server, copier]), "line copy")
+                for _ in range(args.rounds if args.bare else 0)]
+    summary = run_summary(args.before, load, rounds, calls=args.calls, flow=bool(args.flow),
+                          line_copy_cpu_ms_per_call=min(r["cpu_ms_per_call"] for r in bare) if bare else None,
                           before_cpu_ms_per_call=best(rounds, "before", "cpu_ms_per_call"),
                           after_cpu_ms_per_call=best(rounds, "after", "cpu_ms_per_call"),
                           ratio_median=ratio_median(rounds, "cpu_ms_per_call"))
-    print(f"stretto proxy, {args.calls} tools/call to the toy server (recording on, no flow), the proxy's CPU per "
+    what = ("to shop_server.py with the toy flow (one lookup per call)" if args.flow
+            else "to the toy server (recording on, no flow)")
+    print(f"stretto proxy, {args.calls} tools/call {what}: the proxy's CPU per "
           f"call, best of {args.rounds} rounds run side by side ({load}):")
     print(f"  before ({summary['before']}): {summary['before_cpu_ms_per_call']:.3f} ms → "
           f"after: {summary['after_cpu_ms_per_call']:.3f} ms (×{summary['ratio_median']:.2f}, median round)")
+    if bare:
+        print(f"  a bare line copy (line_copy.py) in front of the same server, alone after the rounds, best of "
+              f"{len(bare)}: {summary['line_copy_cpu_ms_per_call']:.3f} ms")
     write_summary(args.out, summary)
     return 0
 

@@ -248,9 +248,10 @@ class Relay(OwnRequests):
         else:
             try:  # nothing cancels this task from here on (the host's cancel stops at the server's answer)
                 meta = params_of(pending.message).get("_meta")  # a host's traceparent parents the lookups' spans
-                out = {**response, "result": await self.served.after_call(pending.call_id, name, arguments,
-                                                                          result, self._lookup,
-                                                                          trace=meta if isinstance(meta, dict) else None)}
+                served = await self.served.after_call(pending.call_id, name, arguments, result, self._lookup,
+                                                      trace=meta if isinstance(meta, dict) else None)
+                # nothing appended: the server's answer goes out as the very bytes it came as
+                out = response if served is result else {**response, "result": served}
             except asyncio.CancelledError:
                 out = None
             except Exception as exc:  # noqa: BLE001 - the host always gets its own result

@@ -20,6 +20,7 @@ import os
 import random
 import threading
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -275,7 +276,7 @@ class LiveSession:
     # -- what the SDK shows ------------------------------------------------------------------
     def user(self, text: str) -> None:
         """The user's message."""
-        self._seen(UserMessage(text=text))
+        self._seen(UserMessage(text=text, at=self._stamp()))
 
     def llm_turn(self, text: str = "", calls: Sequence[ToolCall] = (), usage: Usage | None = None,
                  *, inferred: bool | None = None) -> None:
@@ -283,7 +284,7 @@ class LiveSession:
         the adapter saw no model turn and estimated this one (a proxy grouping calls by timing)."""
         for call in calls:
             self._announced.add(call.call_id)
-        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage, inferred=inferred))
+        self._seen(LLMTurn(text=text, calls=list(calls), usage=usage, inferred=inferred, at=self._stamp()))
 
     def update_tools(self, tools: ToolManifest) -> None:
         """The server's tools changed mid-session (an MCP `list_changed`): from the next decision
@@ -365,7 +366,7 @@ class LiveSession:
         if call_id not in self._announced:  # the SDK showed no model turn: infer one from the call
             self._announced.add(call_id)
             self._seen(LLMTurn(calls=[ToolCall(call_id=call_id, tool=tool, arguments=dict(arguments))],
-                               inferred=True))
+                               inferred=True, at=self._stamp()))
         if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], bool):
             output, error = output[0], output[1] if error is None else error
         content, cut = result_text_cut(output, RECORDED_RESULT_CHARS)
@@ -398,7 +399,11 @@ class LiveSession:
     def _finish(self, result: ToolResult, made: list[Lookup], trig: Any = None,
                 would: Sequence[ShadowLookup] = ()) -> str:
         text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
-        self._event(result.model_copy(update={"appended": text or None}))
+        recorded: dict[str, Any] = {"appended": text or None}
+        stamp = self._stamp() if result.at is None else None
+        if stamp is not None:
+            recorded["at"] = stamp
+        self._event(result.model_copy(update=recorded))
         for shadowed in would:
             self._event(shadowed)
         for lookup in made:
@@ -424,6 +429,13 @@ class LiveSession:
             except Exception as exc:  # noqa: BLE001
                 log.warning("stretto: could not take in an event (%s); serving stops for this session", exc)
                 self.engine_session, self._stopped = None, True
+
+    def _stamp(self) -> "datetime | None":
+        """The time an event is recorded at, set as it is made when the recorder stamps events:
+        the recorder then has no copy to make to stamp it (copies were a fifth of the CPU of taking
+        in and recording a proxied call that makes no lookup, `benchmarks/proxy_cpu.py`)."""
+        recorder = self.recorder
+        return datetime.now(timezone.utc) if recorder is not None and recorder.stamp else None
 
     def _event(self, event: Any) -> None:
         if self.recorder is not None:
