@@ -92,6 +92,7 @@ def test_served_sessions_teach_no_chain_the_unserved_ones_would_not() -> None:
     assert [len(s.agent_calls()) for s in taught] == [len(s.agent_calls()) for s in unserved]
 
 
-def test_a_recorded_session_is_taught_as_it_is() -> None:
-    session = recorded(1)
-    assert teaching_view(session, "said") is session
+def test_recorded_sessions_are_taught_as_they_are_and_learn_the_same_flow_byte_for_byte() -> None:
+    sessions = [recorded(n) for n in range(1, 7)]
+    assert teaching_view(sessions[0], "said") is sessions[0]
+    assert learn(list(teaching_sessions(sessions, "said")), MANIFEST).to_json() == learn(sessions, MANIFEST).to_json()
