@@ -96,3 +96,17 @@ def test_recorded_sessions_are_taught_as_they_are_and_learn_the_same_flow_byte_f
     sessions = [recorded(n) for n in range(1, 7)]
     assert teaching_view(sessions[0], "said") is sessions[0]
     assert learn(list(teaching_sessions(sessions, "said")), MANIFEST).to_json() == learn(sessions, MANIFEST).to_json()
+
+
+def test_a_line_of_a_value_of_several_lines_the_agent_quotes_is_evidence_it_read_the_lookup() -> None:
+    reviews = {"Cozy Stay": "Rating: 4.7\nReviews: A charming atmosphere in a quiet street",
+               "Good Night": "Rating: 3.9\nReviews: Noisy at night"}
+    events = [UserMessage(text="Which hotel in Paris is quiet?"),
+              LLMTurn(calls=[ToolCall(call_id="c1", tool="get_user_details", arguments={"user_id": "paris"})]),
+              ToolResult(call_id="c1", tool="get_user_details", content=json.dumps({"hotels": list(reviews)})),
+              Lookup(call_id="stretto-1", tool="get_product_details", arguments={"product_id": "Cozy Stay"},
+                     content=json.dumps(reviews), after_call_id="c1", site="get_user_details"),
+              LLMTurn(text="Cozy Stay: reviewers praise a charming atmosphere in a quiet street.")]
+    header = SessionHeader(session_id="hotels", harness="test", manifest=MANIFEST, labels={"stretto_mode": "serve"})
+    taught = teaching_view(Session(header=header, events=events), "said")
+    assert [c.tool for c in taught.agent_calls()] == ["get_user_details", "get_product_details"]
