@@ -45,9 +45,10 @@ RULES: tuple[str, ...] = ("drop", "all", "holdout", "used", "said")
 DEFAULT_RULE = "said"
 """Chosen by `benchmarks/served_loop.py` on the train split (docs/promotion.md): over nine
 deployments and five rounds it has the fewest rounds more than 10% off flows learned from the same
-sessions unserved (15 of 45) and more than that and beyond the unserved flow's own 95% interval
-(1 of 45: `used` 4, `holdout` 8, `all` 10, `drop` 11); over all rounds it saved 3.3% fewer turns
-with 6.7% fewer detours (`holdout` −5.6% / +4.9%, `all` −4.3% / +40%, `drop` −17.5% / −14%)."""
+sessions unserved (13 of 45) and more than that and beyond the unserved flow's own 95% interval
+(1 of 45: `used` 4, `holdout` 8, `all` 10, `drop` 11); over all rounds it saved 1.4% fewer turns
+with 2.8% fewer detours (`holdout` −5.6% / +4.9%, `used` −9.3% / −11.9%, `all` −4.3% / +40%,
+`drop` −17.5% / −14%)."""
 
 SERVED_MODE = "serve"
 MODE_LABEL = "stretto_mode"
