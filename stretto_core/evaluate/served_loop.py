@@ -99,6 +99,8 @@ class RoundScore:
     saved: int = 0
     detours: int = 0
     lookups: int = 0
+    by_episode: list[tuple[str, int, int]] = field(default_factory=list)
+    """(task, turns saved, detours) of each episode: what the round's spread is drawn from."""
 
     @property
     def saved_share(self) -> float:
@@ -136,6 +138,7 @@ def serve_batch(flow: Flow, sessions: Sequence[Session], theta: float = DEFAULT_
         score.saved += row.turns_saved
         score.detours += row.detours
         score.lookups += row.lookups
+        score.by_episode.append((s.header.task_id or s.session_id, row.turns_saved, row.detours))
         if holdout is not None and holdout(s):
             out.append(Session(header=with_mode(s.header, "holdout"), events=list(s.events)))
         else:

@@ -11,11 +11,17 @@ learn again, round after round) on the train split:
 - `all`      every answered lookup counted as the agent's own call, at the point it was made;
 - `holdout`  served sessions teach nothing; only sessions served record-only (a control fraction,
              `holdout=0.1`, and record and shadow sessions) are learned from;
-- `used`     an answered lookup counts as the agent's call only with evidence of use: a value of
-             its result (not one it was called with) appears in an argument of a later call of the
-             agent's before its next write; the rest are dropped;
-- `said`     as `used`, and a value of its result in the agent's own text before its next write
-             counts as evidence too (a read whose answer the agent tells the user).
+- `used`     an answered lookup counts as the agent's call only with evidence of use: a value its
+             result was the first in the session to show (`first_source.py`: not a field name or a
+             value an earlier result, call, lookup or text held, nor one it was called with)
+             appears in an argument of a later call of the agent's before its next write; the rest
+             are dropped;
+- `said`     as `used`, and such a value in the agent's own text before its next write counts as
+             evidence too (a read whose answer the agent tells the user).
+
+Evidence must be a value only this lookup showed: counting values any result repeats (the user's
+name in every reservation, the field names every result of a tool has) made nearly every lookup
+the agent's call, chained ones it would never have made included (issue 25).
 
 `DEFAULT_RULE` is the rule the loop benchmark chose (docs/promotion.md gives the figures). A
 lookup the agent repeated itself (`ToolResult.repeats`) is never converted: the agent's own call
@@ -32,14 +38,17 @@ from typing import Iterable, Iterator
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
-from stretto_core.sessions.values import argument_leaves, index_result, normalize
+from stretto_core.learn.first_source import first_shown
+from stretto_core.sessions.values import argument_leaves, normalize
 
 RULES: tuple[str, ...] = ("drop", "all", "holdout", "used", "said")
 DEFAULT_RULE = "said"
 """Chosen by `benchmarks/served_loop.py` on the train split (docs/promotion.md): over nine
-deployments and five rounds its flows saved 2.7% fewer turns than flows learned from the same
-sessions unserved, with 4.2% more detours; `used` −3.4% / +5.6%, `holdout` −5.6% / +4.9%,
-`all` −4.3% / +40%, `drop` −17.5% / −14%."""
+deployments and five rounds it has the fewest rounds more than 10% off flows learned from the same
+sessions unserved (13 of 45) and more than that and beyond the unserved flow's own 95% interval
+(1 of 45: `used` 4, `holdout` 8, `all` 10, `drop` 11); over all rounds it saved 1.4% fewer turns
+with 2.8% fewer detours (`holdout` −5.6% / +4.9%, `used` −9.3% / −11.9%, `all` −4.3% / +40%,
+`drop` −17.5% / −14%)."""
 
 SERVED_MODE = "serve"
 MODE_LABEL = "stretto_mode"
@@ -79,8 +88,10 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
     if rule == "holdout":
         return None
     manifest = session.header.manifest
+    fresh = first_shown(session) if rule != "all" else {}
     keep = {lk.call_id for lk in _shown_lookups(session)
-            if rule == "all" or (manifest is not None and shows_use(session, lk, manifest, said=rule == "said"))}
+            if rule == "all" or (manifest is not None and shows_use(session, lk, manifest, said=rule == "said",
+                                                                   fresh=fresh.get(lk.call_id, set())))}
     return as_agent_calls(session, keep)
 
 
@@ -109,12 +120,14 @@ def _shown_lookups(session: Session) -> list[Lookup]:
     return [e for e in session.events if isinstance(e, Lookup) and not e.abandoned and e.call_id not in repeated]
 
 
-def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest, said: bool = False) -> bool:
-    """Whether a value of the lookup's result (one it was not called with) appears in an argument
-    of a later call of the agent's before its next write (`said`: or in the agent's own text)."""
-    index = index_result(lookup.content, lookup.parsed)
-    given = {normalize(v) for v in argument_leaves(lookup.arguments)}
-    values = [v for v in index.first_path if len(v) >= MIN_SAID_CHARS and v not in given] if said else []
+def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest, said: bool = False,
+              fresh: set[str] | None = None) -> bool:
+    """Whether a value the lookup's result was the first to show (`first_source.py`; `fresh`, when
+    already known) appears in an argument of a later call of the agent's before its next write
+    (`said`: or in the agent's own text)."""
+    if fresh is None:
+        fresh = first_shown(session).get(lookup.call_id, set())
+    values = [v for v in fresh if len(v) >= MIN_SAID_CHARS] if said else []
     after = False
     for event in session.events:
         if event is lookup:
@@ -129,7 +142,7 @@ def shows_use(session: Session, lookup: Lookup, manifest: ToolManifest, said: bo
         for call in event.calls:
             for leaf in argument_leaves(call.arguments):
                 key = normalize(leaf)
-                if key is not None and len(key) >= MIN_EVIDENCE_CHARS and key not in given and index.holds(leaf):
+                if key is not None and len(key) >= MIN_EVIDENCE_CHARS and key in fresh:
                     return True
             if manifest.ends_reach(call.tool):
                 return False
