@@ -24,6 +24,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping
 
+from stretto_core.sessions.focus_walk import split_leaves
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
 LIST_MARK = "[*]"
@@ -60,6 +61,7 @@ class ToolFocus:
     exact: frozenset[str]
     prefixes: tuple[str, ...]
     _seen: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    _under: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def holds(self, path: str) -> bool:
         got = self._seen.get(path)
@@ -68,6 +70,19 @@ class ToolFocus:
             if len(self._seen) >= MAX_PATHS_CACHED:
                 self._seen.clear()
             self._seen[path] = got
+        return got
+
+    def may_hold(self, path: str) -> bool:
+        """Some path at or under `path` may be held (`holds`): a focus path starts with it, or it
+        starts with a prefix; False only when no path at or under it is (text prefixes: a subtree
+        `$.order` is asked about `$.orders[*]` too, which only ever says yes more often)."""
+        got = self._under.get(path)
+        if got is None:
+            got = (any(e.startswith(path) for e in self.exact)
+                   or any(p.startswith(path) or path.startswith(p) for p in self.prefixes))
+            if len(self._under) >= MAX_PATHS_CACHED:
+                self._under.clear()
+            self._under[path] = got
         return got
 
 
@@ -181,6 +196,11 @@ def holds_under(index: ValueIndex, keys: Iterable[str], prefix: str) -> bool:
     return False
 
 
+def _nowhere(path: str) -> bool:
+    """No focus: no path is held."""
+    return False
+
+
 def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedIndex:
     """`index_result` on the focus paths only (none when `focus` is None), and the key-like values
     of every path. On the focus paths, `records`, `by_path` and `keys` are `index_result`'s."""
@@ -192,7 +212,25 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     every: dict[str, None] = {}
     seen: dict[str, bool] = {}
     holds = focus.holds if focus is not None else None
-    for path, address, value in leaves_addressed(parse_result(text, parsed)):
+    structure = parse_result(text, parsed)
+    split = split_leaves(structure, focus.may_hold if focus is not None else _nowhere)
+    leaves, loose = (leaves_addressed(structure), ()) if split is None else split
+    for value in loose:  # out of focus: only whether it is key-like counts
+        kind = type(value)
+        if kind is str:
+            key = value.strip()
+            if not key:
+                continue
+            key = key.casefold()
+        elif kind is int:
+            key = str(value)
+        else:
+            key = normalize(value)
+            if key is None:
+                continue
+        if len(key) >= 4 and (_ASCII_DIGIT.search(key) if key.isascii() else any(map(str.isdigit, key))):
+            keyish.add(key)
+    for path, address, value in leaves:
         kind = type(value)
         if kind is str:
             key = value.strip()
