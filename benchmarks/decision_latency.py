@@ -9,14 +9,23 @@ agent's own later identical call when there is one, else a stand-in, as in repla
 
 Prints p50/p99/max per decision and per observe + decide pair, and sessions learned per second,
 and writes JSON. The test split is walked `--rounds` times (the same steps each time) and each
-step keeps its quickest time, so that a machine shared with other jobs weighs less on the tail:
+step keeps its quickest time, so that a machine shared with other jobs weighs less on the tail.
+Each domain's lookups (every decision's tool and arguments, in order) are counted and hashed,
+so two runs show whether they made the same ones:
 
     python benchmarks/decision_latency.py [--out bench-out/decision_latency.json]
+
+With `--before REV` it runs under REV's code and this checkout's side by side (`side_by_side.py`:
+both started together each round, the same load on both) and prints before → after, and whether
+the lookups were the same:
+
+    python benchmarks/decision_latency.py --before main --compare-rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import sys
 import tempfile
@@ -28,7 +37,7 @@ from stretto_core.flow.ir import learn
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.sessions.ingest import ingest_files
 from stretto_core.paths import data_root
-from stretto_core.sessions.model import LLMTurn, Session, ToolResult
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
 from stretto_core.sessions.splits import split_of
 from stretto_core.sessions import state as state_module
 from stretto_core.sessions.state import call_key
@@ -48,12 +57,14 @@ def recorded_results(session: Session) -> dict[str, tuple[str, bool]]:
 
 
 def walk(engine: Engine, session: Session, pairs: list[float] | None = None,
-         observes: list[float] | None = None) -> list[float]:
+         observes: list[float] | None = None, made: list[str] | None = None,
+         users: list[float] | None = None) -> list[float]:
     """Every decision's seconds over one session.
 
     Each step of Algorithm 1 after an agent's tool result (a result observed, the agent's or a
     lookup's, and the decision after it) adds its CPU seconds to `pairs`, and its observe alone
-    to `observes`, when given.
+    to `observes`, when given; each lookup made goes to `made` as its call key, and each user
+    message's observe (off a tool call's path: the agent thinks after it) to `users`.
     """
     es = engine.session(live_manifest=session.header.manifest)  # the authority on reads, as replay's
     known = recorded_results(session)
@@ -69,10 +80,17 @@ def walk(engine: Engine, session: Session, pairs: list[float] | None = None,
             pairs.append(clock() - started)
         if observes is not None:
             observes.append(observed - started)
+        if made is not None and decision is not None:
+            made.append(call_key(decision.tool, decision.arguments))
         return decision
 
     for event in session.events:
         if not (isinstance(event, ToolResult) and event.call_id in agent_calls):
+            if users is not None and isinstance(event, UserMessage):
+                started = clock()
+                es.observe(event)
+                users.append(clock() - started)
+                continue
             es.observe(event)
             continue
         decision = step(lambda: es.observe(event))
@@ -92,7 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="bench-out/decision_latency.json")
     parser.add_argument("--repeat", type=int, default=3, help="times each learn is repeated for throughput")
     parser.add_argument("--rounds", type=int, default=3, help="walks of the test split; each step's quickest is kept")
+    parser.add_argument("--before", default=None, help="a commit (or checkout folder) to run side by side with")
+    parser.add_argument("--compare-rounds", type=int, default=3, help="with --before: side-by-side rounds")
     args = parser.parse_args(argv)
+    if args.before is not None:
+        return compare(args)
     with tempfile.TemporaryDirectory() as tmp:
         ingest_files("tau2", [data_root() / "tau2" / "trajectories"], Path(tmp))
         sessions = load_sessions([Path(tmp)])
@@ -100,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     all_decisions: list[float] = []
     all_pairs: list[float] = []
     all_observes: list[float] = []
+    all_users: list[float] = []
     total_sessions, total_learn = 0, 0.0
     for domain in ("airline", "retail", "telecom"):
         app = f"tau2/{domain}"
@@ -116,8 +139,9 @@ def main(argv: list[str] | None = None) -> int:
         total_sessions += len(train)
         total_learn += learn_s
         engine = Engine(FlowRuntime(flow), EngineConfig())
+        made: list[str] = []
         for s in test:  # warm the flow's caches (reach tables per context), as a serving process has
-            walk(engine, s)
+            walk(engine, s, made=made)
         rounds = []
         for _ in range(args.rounds):  # the same walk each round; each step keeps its quickest time
             clear = getattr(state_module, "clear_index_caches", None)
@@ -125,8 +149,11 @@ def main(argv: list[str] | None = None) -> int:
                 clear()
             pairs_r: list[float] = []
             observes_r: list[float] = []
-            rounds.append(([d for s in test for d in walk(engine, s, pairs_r, observes_r)], pairs_r, observes_r))
-        decisions, pairs, observes = ([min(times) for times in zip(*(r[k] for r in rounds))] for k in range(3))
+            users_r: list[float] = []
+            rounds.append(([d for s in test for d in walk(engine, s, pairs_r, observes_r, users=users_r)], pairs_r,
+                           observes_r, users_r))
+        decisions, pairs, observes, users = ([min(times) for times in zip(*(r[k] for r in rounds))] for k in range(4))
+        all_users += users
         all_decisions += decisions
         all_pairs += pairs
         all_observes += observes
@@ -136,11 +163,17 @@ def main(argv: list[str] | None = None) -> int:
                      "p99_ms": 1e3 * percentile(decisions, 0.99), "max_ms": 1e3 * max(decisions),
                      "mean_ms": 1e3 * statistics.fmean(decisions),
                      "pairs": len(pairs), "pair_p50_ms": 1e3 * percentile(pairs, 0.5),
-                     "pair_p99_ms": 1e3 * percentile(pairs, 0.99), "observe_p99_ms": 1e3 * percentile(observes, 0.99)})
+                     "pair_p99_ms": 1e3 * percentile(pairs, 0.99), "observe_p99_ms": 1e3 * percentile(observes, 0.99),
+                     "lookups": len(made), "lookups_sha1": hashlib.sha1("\n".join(made).encode()).hexdigest()})
     summary = {"decisions": len(all_decisions), "p50_ms": 1e3 * percentile(all_decisions, 0.5),
                "p99_ms": 1e3 * percentile(all_decisions, 0.99), "max_ms": 1e3 * max(all_decisions),
                "pair_p50_ms": 1e3 * percentile(all_pairs, 0.5), "pair_p99_ms": 1e3 * percentile(all_pairs, 0.99),
                "observe_p99_ms": 1e3 * percentile(all_observes, 0.99),
+               "user_messages": len(all_users), "user_observe_p50_ms": 1e3 * percentile(all_users, 0.5),
+               "user_observe_p99_ms": 1e3 * percentile(all_users, 0.99), "user_observe_ms_total": 1e3 * sum(all_users),
+               "pairs_ms_total": 1e3 * sum(all_pairs),
+               "lookups": sum(r["lookups"] for r in rows),
+               "lookups_sha1": hashlib.sha1(" ".join(r["lookups_sha1"] for r in rows).encode()).hexdigest(),
                "sessions_per_second": total_sessions / total_learn, "per_domain": rows,
                "python": sys.version.split()[0]}
     print(f"{'domain':8} {'train':>6} {'learn s/s':>10} {'decisions':>10} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}"
@@ -155,6 +188,49 @@ def main(argv: list[str] | None = None) -> int:
     print("(a pair: one tool result observed, the agent's or a lookup's, and the decision after it; CPU time)")
     write_summary(args.out, summary)
     return 0
+
+
+PROBE = r"""
+import json, sys
+from decision_latency import main
+main(["--out", sys.argv[1], "--repeat", "1", "--rounds", sys.argv[2]])
+print(json.dumps(json.load(open(sys.argv[1]))))
+"""
+"""This benchmark run by a checkout's code (its own stretto, this benchmark's walk), one JSON line."""
+
+
+def compare(args: argparse.Namespace) -> int:
+    """Before → after side by side: p50/p99 of decisions and of observe + decide, best round each."""
+    from side_by_side import best, checkout, describe, load_note, run_summary, side_by_side
+
+    out = Path(args.out)
+    with checkout(args.before) as before:
+        load = load_note()
+        rounds = side_by_side(PROBE, [str(out.with_name(out.stem + "-{who}.json")), args.rounds], before,
+                              args.compare_rounds)
+    keys = ("p50_ms", "p99_ms", "pair_p50_ms", "pair_p99_ms", "observe_p99_ms", "user_observe_p50_ms",
+            "user_observe_p99_ms", "user_observe_ms_total", "pairs_ms_total")
+    same = {r[w]["lookups_sha1"] for r in rounds for w in ("before", "after")}
+    summary = run_summary(args.before, load, rounds, load_at_end=load_note(), same_lookups=len(same) == 1,
+                          lookups={w: rounds[0][w]["lookups"] for w in ("before", "after")},
+                          **{f"{w}_{k}_best": best(rounds, w, k) for w in ("before", "after") for k in keys})
+    print(f"τ² test split, observe + decide CPU ms, best of {args.compare_rounds} rounds side by side "
+          f"({load}; at the end {summary['load_at_end']}); before: {describe(args.before)}")
+    for w in ("before", "after"):
+        print(f"  {w:6} decide p50 {summary[f'{w}_p50_ms_best']:.3f} p99 {summary[f'{w}_p99_ms_best']:.3f}; "
+              f"pair p50 {summary[f'{w}_pair_p50_ms_best']:.3f} p99 {summary[f'{w}_pair_p99_ms_best']:.3f}; "
+              f"observe p99 {summary[f'{w}_observe_p99_ms_best']:.3f}; lookups {summary['lookups'][w]}")
+        print(f"         a user message observed: p50 {summary[f'{w}_user_observe_p50_ms_best']:.3f} "
+              f"p99 {summary[f'{w}_user_observe_p99_ms_best']:.3f}; CPU ms in all pairs "
+              f"{summary[f'{w}_pairs_ms_total_best']:.0f} + all user messages {summary[f'{w}_user_observe_ms_total_best']:.0f}")
+    for domain_at, domain in enumerate(r["domain"] for r in rounds[0]["after"]["per_domain"]):
+        line = "; ".join(
+            f"{w} pair p99 {min(r[w]['per_domain'][domain_at]['pair_p99_ms'] for r in rounds):.3f}"
+            for w in ("before", "after"))
+        print(f"  {domain:8} {line} (best round)")
+    print(f"  the same lookups before and after: {summary['same_lookups']}")
+    write_summary(args.out, summary)
+    return 0 if summary["same_lookups"] else 1
 
 
 if __name__ == "__main__":

@@ -230,6 +230,8 @@ class EngineSession:
         if isinstance(event, UserMessage):
             self.user_call_ids.update(self.state.observe_user_message(event))
             self._close_reply(answered=True)
+            if self.served and not self.broken:
+                self._name_held()
         elif isinstance(event, LLMTurn):
             self._close_reply(answered=False)
             if not event.calls:
@@ -251,6 +253,13 @@ class EngineSession:
         elif isinstance(event, Lookup):
             self._absorb_lookup(event.tool, event.arguments, event.content, event.parsed, event.error,
                                 event.call_id)
+
+    def _name_held(self) -> None:
+        """The user spoke: which held values they named is derived now, once, while the agent
+        thinks, not at the decision after its next result (the same naming either way)."""
+        name = getattr(self.model, "name_held", None)
+        if name is not None:
+            name(self.state)
 
     def _close_reply(self, answered: bool) -> None:
         """A reply is a step once we know whether the user answered it (steps.py's rule)."""

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from stretto_core.learn.bindings.derived import path_sources, text_tools
 from stretto_core.serve.bind import bind
+from stretto_core.learn.bindings.pick import rename_held
 from stretto_core.serve.intent import IntentLifts
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
 from stretto_core.flow.ir import Flow
@@ -103,6 +104,10 @@ class FlowRuntime:
             u = self.use_factors.get(key, self.use_default)
             got = got if u == 1.0 else replace(got, rho=got.rho * u)
         return got
+
+    def name_held(self, state: ToolState) -> None:
+        """The user spoke: name the held results now, not at the next decision (`pick.rename_held`)."""
+        rename_held(state)
 
     def threshold(self, site: str, default: float) -> float:
         return self.flow.thresholds.get(site, default)

@@ -113,6 +113,8 @@ class Holders:
     picks: dict[tuple[int, int], Pick] | None = None
     """Picks by (result position, index) for an argument passed none of the candidates (their class
     is the same for every such argument), while the naming fields stand."""
+    read: bool = False
+    """A decision read these since the user last spoke (`rename_held` names only those)."""
 
 
 def holders(state: ToolState, pool: list[ResultEntry], path: str) -> Holders:
@@ -130,7 +132,33 @@ def holders(state: ToolState, pool: list[ResultEntry], path: str) -> Holders:
         if state.served:
             _drop_outgrown(state, path, entries[0].tool)
         got = state.views[tag] = gather(pool, path)
+    got.read = True
     return renamed(state, path, got)
+
+
+def rename_held(state: ToolState) -> int:
+    """Bring every holders the state keeps (those decisions read lately) up to the user's latest
+    words (`renamed`); returns how many were behind.
+
+    For when the user speaks: the decision after the agent's next result then finds them named
+    (the same naming it would derive itself: a holders is renamed once per `user_version`, and
+    a result's naming is cached on it per version). Only those a decision read since the user
+    last spoke, and whose pool is still their tool's, are named, not every source of the flow:
+    what the next decision reads is most likely what the last one did, and no holders is named
+    twice between two decisions (several messages in a row: the decision names it, as before)."""
+    if not state.user_version:
+        return 0
+    behind = [(tag, held) for tag, held in state.views.items()
+              if type(tag) is tuple and tag[0] == "p" and held.read and held.version != state.user_version]
+    count = 0
+    for tag, held in behind:
+        held.read = False  # the user speaking again before a decision reads it: that decision names it
+        path = tag[1]
+        now = [entry.position for entry in pool_of(state, held.entries[0].tool) if path in entry.index.by_path]
+        if tuple(now) == tag[2:]:  # its pool is still the tool's (a decision would read it)
+            renamed(state, path, held)
+            count += 1
+    return count
 
 
 def _drop_outgrown(state: ToolState, path: str, tool: str) -> None:
