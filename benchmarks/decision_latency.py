@@ -19,7 +19,7 @@ With `--before REV` it runs under REV's code and this checkout's side by side (`
 both started together each round, the same load on both) and prints before → after, and whether
 the lookups were the same:
 
-    python benchmarks/decision_latency.py --before main --compare-rounds 3
+    python benchmarks/decision_latency.py --before main --compare-rounds 3 [--name-on-message]
 """
 
 from __future__ import annotations
@@ -100,6 +100,12 @@ def walk(engine: Engine, session: Session, pairs: list[float] | None = None,
     return es.decide_seconds
 
 
+def config(name_on_message: bool) -> EngineConfig:
+    """The served config; `name_on_message` where this code has it (a checkout before it has not)."""
+    known = getattr(EngineConfig, "__dataclass_fields__", {})
+    return EngineConfig(name_on_message=True) if name_on_message and "name_on_message" in known else EngineConfig()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -112,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="walks of the test split; each step's quickest is kept")
     parser.add_argument("--before", default=None, help="a commit (or checkout folder) to run side by side with")
     parser.add_argument("--compare-rounds", type=int, default=3, help="with --before: side-by-side rounds")
+    parser.add_argument("--name-on-message", action="store_true",
+                        help="serve with EngineConfig(name_on_message=True) where the code has it")
     args = parser.parse_args(argv)
     if args.before is not None:
         return compare(args)
@@ -138,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         learn_s = min(seconds)
         total_sessions += len(train)
         total_learn += learn_s
-        engine = Engine(FlowRuntime(flow), EngineConfig())
+        engine = Engine(FlowRuntime(flow), config(args.name_on_message))
         made: list[str] = []
         for s in test:  # warm the flow's caches (reach tables per context), as a serving process has
             walk(engine, s, made=made)
@@ -193,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 PROBE = r"""
 import json, sys
 from decision_latency import main
-main(["--out", sys.argv[1], "--repeat", "1", "--rounds", sys.argv[2]])
+main(["--out", sys.argv[1], "--repeat", "1", "--rounds", sys.argv[2], *sys.argv[3:]])
 print(json.dumps(json.load(open(sys.argv[1]))))
 """
 """This benchmark run by a checkout's code (its own stretto, this benchmark's walk), one JSON line."""
@@ -206,12 +214,14 @@ def compare(args: argparse.Namespace) -> int:
     out = Path(args.out)
     with checkout(args.before) as before:
         load = load_note()
-        rounds = side_by_side(PROBE, [str(out.with_name(out.stem + "-{who}.json")), args.rounds], before,
+        extra = ["--name-on-message"] if args.name_on_message else []
+        rounds = side_by_side(PROBE, [str(out.with_name(out.stem + "-{who}.json")), args.rounds, *extra], before,
                               args.compare_rounds)
     keys = ("p50_ms", "p99_ms", "pair_p50_ms", "pair_p99_ms", "observe_p99_ms", "user_observe_p50_ms",
             "user_observe_p99_ms", "user_observe_ms_total", "pairs_ms_total")
     same = {r[w]["lookups_sha1"] for r in rounds for w in ("before", "after")}
     summary = run_summary(args.before, load, rounds, load_at_end=load_note(), same_lookups=len(same) == 1,
+                          name_on_message=args.name_on_message,
                           lookups={w: rounds[0][w]["lookups"] for w in ("before", "after")},
                           **{f"{w}_{k}_best": best(rounds, w, k) for w in ("before", "after") for k in keys})
     print(f"τ² test split, observe + decide CPU ms, best of {args.compare_rounds} rounds side by side "

@@ -44,7 +44,7 @@ def _held(es: EngineSession) -> list[Holders]:
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    return Engine(FlowRuntime(shop_flow(20)), EngineConfig(per_session=10 ** 6))
+    return Engine(FlowRuntime(shop_flow(20)), EngineConfig(per_session=10 ** 6, name_on_message=True))
 
 
 def _a_session_read_before_a_user_message(engine: Engine) -> tuple[EngineSession, UserMessage]:
@@ -79,7 +79,14 @@ def test_decisions_are_the_same_whether_named_when_the_user_speaks_or_at_the_dec
     sessions = shop_sessions(30)[20:]
     eager = [_served(engine, s)[1] for s in sessions]
     lazy_engine = Engine(FlowRuntime(shop_flow(20)), EngineConfig(per_session=10 ** 6))
-    monkeypatch.setattr(FlowRuntime, "name_held", lambda self, state: None)
     lazy = [_served(lazy_engine, s)[1] for s in sessions]
     assert sum(map(len, eager)) > 0
     assert eager == lazy
+
+
+def test_by_default_the_decision_names_what_it_reads() -> None:
+    engine = Engine(FlowRuntime(shop_flow(20)), EngineConfig(per_session=10 ** 6))
+    es, message = _a_session_read_before_a_user_message(engine)
+    read = [held for held in _held(es) if held.read]
+    es.observe(message)
+    assert all(held.version < es.state.user_version for held in read)

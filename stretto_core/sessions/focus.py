@@ -222,6 +222,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             if not key:
                 continue
             key = key.casefold()
+            if key == value:
+                key = value  # the result's own string kept, not a copy
         elif kind is int:
             key = str(value)
         else:
