@@ -59,12 +59,18 @@ class ToolFocus:
 
     exact: frozenset[str]
     prefixes: tuple[str, ...]
-    _seen: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    _seen: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Path -> the focus's own copy of it when held, "" when not (each result builds its paths
+    afresh: its index keeps this one string per path, shared by every result of the process)."""
 
     def holds(self, path: str) -> bool:
+        return bool(self.kept_path(path))
+
+    def kept_path(self, path: str) -> str:
+        """The one string kept for `path` when decisions read it, else ""."""
         got = self._seen.get(path)
         if got is None:
-            got = path in self.exact or any(path.startswith(p) for p in self.prefixes)
+            got = path if path in self.exact or any(path.startswith(p) for p in self.prefixes) else ""
             if len(self._seen) >= MAX_PATHS_CACHED:
                 self._seen.clear()
             self._seen[path] = got
@@ -190,8 +196,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     unhashable: set[str] = set()
     keyish: set[str] = set()
     every: dict[str, None] = {}
-    seen: dict[str, bool] = {}
-    holds = focus.holds if focus is not None else None
+    seen: dict[str, str] = {}
+    kept_path = focus.kept_path if focus is not None else None
     for path, address, value in leaves_addressed(parse_result(text, parsed)):
         kind = type(value)
         if kind is str:
@@ -211,9 +217,10 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             keyish.add(key)  # `is_keyish`: an ASCII key's only digits are 0-9
         kept = seen.get(path)
         if kept is None:
-            kept = seen[path] = holds is not None and holds(path)
+            kept = seen[path] = kept_path(path) if kept_path is not None else ""
         if not kept:
             continue
+        path = kept
         slot = at.get(path)
         if slot is None:
             slot = at[path] = (Pairs(), {})
