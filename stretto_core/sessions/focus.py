@@ -246,6 +246,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             if all(map(operator.is_, keys, distinct)):  # every value is its own key (text already folded)
                 keys = distinct
             idx.by_path[path], idx.keys[path] = distinct, keys  # type: ignore[assignment]
+    if not records:  # no focus path: one read-only empty table for all three, not three dicts
+        idx.records = idx.by_path = idx.keys = NOTHING_HELD  # type: ignore[assignment]
     held = frozenset(keyish)
     idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
     idx.all_keys = tuple(every)

@@ -51,8 +51,17 @@ class ResultEntry:
     by_agent: bool
     origin: str = "agent"
     """`agent` (the agent's call), `lookup` (stretto's, seen by the agent) or `other` (unseen)."""
-    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    """Scratch space for derived views of this result (bindings keep record indexes here)."""
+    scratch: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
+    """This result's `cache` once something was kept in it (None: none yet)."""
+
+    @property
+    def cache(self) -> dict[Any, Any]:
+        """Scratch space for derived views of this result (bindings keep record indexes here),
+        made at its first use (a served session holds results whose views nobody asks for)."""
+        got = self.scratch
+        if got is None:
+            got = self.scratch = {}
+        return got
 
     @property
     def visible(self) -> bool:
