@@ -24,6 +24,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping
 
+from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
 LIST_MARK = "[*]"
@@ -119,7 +120,9 @@ class Pairs:
         self.values.append(pair[1])  # type: ignore[union-attr]
 
     def freeze(self) -> None:
-        self.addresses, self.values = tuple(self.addresses), tuple(self.values)
+        """Tuples from now on; the addresses as the process's one tuple of them (the paths of one
+        list's fields hold the same addresses, `shared_tuples`)."""
+        self.addresses, self.values = shared(tuple(self.addresses)), tuple(self.values)
 
     def __iter__(self) -> Iterator[tuple[tuple[int, ...], Any]]:
         return zip(self.addresses, self.values)
@@ -225,7 +228,7 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
         if slot is None:
             slot = at[path] = (Pairs(), {})
             records[path] = slot[0]  # type: ignore[assignment]
-        slot[0].addresses.append(address)
+        slot[0].addresses.append(shared(address))
         slot[0].values.append(value)
         try:
             slot[1].setdefault(value, key)

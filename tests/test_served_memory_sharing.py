@@ -1,0 +1,63 @@
+"""A served session shares what never changes and makes its own tables only when it fills them."""
+
+from __future__ import annotations
+
+import json
+
+from stretto_core.sessions import shared_tuples
+from stretto_core.sessions.focus import Focus, index_focused
+from stretto_core.sessions.manifest import ToolKind, ToolManifest, ToolSpec
+from stretto_core.sessions.state import ToolState
+
+
+def listing(names: list[str]) -> str:
+    return json.dumps({"items": [{"name": n, "item_id": f"{1000 + i}"} for i, n in enumerate(names)]})
+
+
+FOCUS = Focus.of_sources([("t", "$.items[*].item_id")]).of("t")
+
+
+def test_two_results_of_one_shape_share_their_paths_and_addresses_but_keep_their_own_values():
+    a = index_focused(listing(["Blue Lamp", "Red Chair"]), None, FOCUS)
+    b = index_focused(listing(["Green Desk", "Tall Shelf"]), None, FOCUS)
+    path_a = next(p for p in a.records if p.endswith("item_id"))
+    path_b = next(p for p in b.records if p.endswith("item_id"))
+    assert path_a is path_b, "each result kept its own copy of the path"
+    assert a.records[path_a].addresses is b.records[path_b].addresses, "each result kept its own addresses"
+    assert list(b.records[path_b]) == [((0,), "1000"), ((1,), "1001")]
+    assert list(a.by_path["$.items[*].name"]) == ["Blue Lamp", "Red Chair"]
+    assert list(b.by_path["$.items[*].name"]) == ["Green Desk", "Tall Shelf"]
+
+
+def test_only_short_tuples_are_shared_and_the_table_stays_bounded(monkeypatch):
+    monkeypatch.setattr(shared_tuples, "_shared", {})
+    monkeypatch.setattr(shared_tuples, "MAX_SHARED", 2)
+    first = shared_tuples.shared((1, 2))
+    assert shared_tuples.shared(tuple([1, 2])) is first
+    long = tuple(range(shared_tuples.MAX_LENGTH + 1))
+    assert shared_tuples.shared(long) is long and shared_tuples.shared_count() == 1
+    shared_tuples.shared((3,))
+    late = tuple([4, 5])
+    assert shared_tuples.shared(late) is late and shared_tuples.shared_count() == 2
+
+
+def test_a_served_states_sets_are_its_own_once_filled_and_never_another_states():
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read), "cancel": ToolSpec(kind=ToolKind.write)})
+    quiet, busy = ToolState(manifest, served=True), ToolState(manifest, served=True)
+    busy.observe_call("c1", "get_order", {"order_id": "#W1234"})
+    busy.observe_result("c1", "get_order", '{"status": "pending"}', None, False)
+    assert busy.given == {"#w1234"} and len(busy.made) == 1
+    assert quiet.given == set() and quiet.made == set() and quiet.words_said == set()
+    assert type(quiet.given) is frozenset, "an empty state made a set of its own"
+    busy.observe_call("c2", "cancel", {"order_id": "#W1234"})
+    assert busy.made == set() and quiet.made == set()
+
+
+def test_a_result_makes_its_scratch_table_only_when_something_is_kept_in_it():
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
+    state = ToolState(manifest, served=True)
+    state.observe_call("c1", "get_order", {"order_id": "#W1234"})
+    entry = state.observe_result("c1", "get_order", '{"status": "pending"}', None, False)
+    assert entry.scratch is None
+    entry.cache["said"] = (1, set())
+    assert entry.scratch == {"said": (1, set())} and entry.cache is entry.scratch
