@@ -61,3 +61,14 @@ def test_a_result_makes_its_scratch_table_only_when_something_is_kept_in_it():
     assert entry.scratch is None
     entry.cache["said"] = (1, set())
     assert entry.scratch == {"said": (1, set())} and entry.cache is entry.scratch
+
+
+def test_two_served_states_passed_the_same_argument_share_its_key_but_not_its_values():
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
+    one, two = ToolState(manifest, served=True), ToolState(manifest, served=True)
+    one.observe_call("c1", "get_order", {"order_id": "#W1111"})
+    two.observe_call("c1", "get_order", {"order_id": "#W2222"})
+    key_one, key_two = next(iter(one.passed_by_arg)), next(iter(two.passed_by_arg))
+    assert key_one == ("get_order", "order_id") and key_one is key_two, "each state made its own key"
+    assert one.passed_values("get_order", "order_id") == ("#w1111",)
+    assert two.passed_values("get_order", "order_id") == ("#w2222",)

@@ -22,6 +22,7 @@ from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, Keyi
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.said_words import said_words
+from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.user_words import USER_TOOL
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
@@ -435,8 +436,8 @@ class ToolState:
             key = _kept_key(value)
             if key is not None:
                 by_arg = self.passed_by_arg.get((tool, name))
-                if self.served and type(by_arg) is not set:
-                    self._pass_few((tool, name), by_arg, key)
+                if self.served and type(by_arg) is not set:  # a new key: the process's one (tool, argument)
+                    self._pass_few((tool, name) if by_arg is not None else shared((tool, name)), by_arg, key)
                     continue
                 if by_arg is None:
                     by_arg = self.passed_by_arg[(tool, name)] = set()
