@@ -72,3 +72,16 @@ def test_two_served_states_passed_the_same_argument_share_its_key_but_not_its_va
     assert key_one == ("get_order", "order_id") and key_one is key_two, "each state made its own key"
     assert one.passed_values("get_order", "order_id") == ("#w1111",)
     assert two.passed_values("get_order", "order_id") == ("#w2222",)
+
+
+def test_a_named_view_keeps_one_set_for_the_keys_named_and_the_keys_flagged():
+    from stretto_core.learn.bindings.mention import named_view
+
+    manifest = ToolManifest(tools={"get_user": ToolSpec(kind=ToolKind.read)})
+    state = ToolState(manifest, served=True, focus=Focus.of_sources([("get_user", "$.orders[*]")]))
+    state.observe_user("Please look at order #W1234, not the other one.")
+    state.observe_call("c1", "get_user", {"user_id": "mia_1"})
+    entry = state.observe_result("c1", "get_user", '{"orders": ["#W1234", "#W9999"]}', None, False)
+    view = named_view(state, entry, "$.orders[*]")
+    assert view is not None and view.flags == [True, False] and view.keys == {"#w1234"}
+    assert view.keys is entry.cache["$.orders[*]"][1], "the view kept a second set of the same keys"

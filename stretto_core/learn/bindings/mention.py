@@ -385,7 +385,9 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
     elif keys:
         flags = [k in keys for k in cands.keys]
         named = [i for i, flag in enumerate(flags) if flag]
-        view = Named(flags, named, frozenset(cands.keys[i] for i in named)) if named else None
+        flagged = frozenset(cands.keys[i] for i in named)
+        # Most often the keys named are the keys flagged: one set kept for both, not two.
+        view = Named(flags, named, keys if flagged == keys else flagged) if named else None
     else:
         view = None
     views[path] = (state.user_version, keys, view) if keys else state.user_version
