@@ -85,3 +85,18 @@ def test_a_named_view_keeps_one_set_for_the_keys_named_and_the_keys_flagged():
     view = named_view(state, entry, "$.orders[*]")
     assert view is not None and view.flags == [True, False] and view.keys == {"#w1234"}
     assert view.keys is entry.cache["$.orders[*]"][1], "the view kept a second set of the same keys"
+
+
+def test_sessions_of_one_listing_share_its_guard_and_a_new_listing_gets_its_own():
+    from shop_sessions import MANIFEST, shop_flow
+    from stretto_core.serve.engine import Engine
+    from stretto_core.serve.runtime import FlowRuntime
+
+    engine = Engine(FlowRuntime(shop_flow()))
+    first, second = engine.session(live_manifest=MANIFEST), engine.session(live_manifest=MANIFEST)
+    assert first.guard is second.guard, "each session of the same listing made its own guard"
+    read = next(iter(MANIFEST.reads()))
+    narrower = ToolManifest(tools={name: spec for name, spec in MANIFEST.tools.items() if name != read})
+    third = engine.session(live_manifest=narrower)
+    assert third.guard is not first.guard
+    assert first.guard.permits(read) and not third.guard.permits(read)

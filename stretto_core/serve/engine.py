@@ -128,6 +128,9 @@ class Engine:
         """Tools whose lookups timed out, not looked up by any session for a while (`serve/workers.py`)."""
         self._warned = False
         self._by_mode: dict[bool, FlowModel] = {}
+        self._last_guard: tuple[ToolManifest, Guard] | None = None
+        """The guard made for the latest live manifest, and that manifest (the same object again:
+        the same guard, its verdicts cached once, not one guard and table per session)."""
 
     def session(self, live_manifest: ToolManifest | None = None, *, served: bool | None = None,
                 solo: bool = False) -> "EngineSession":
@@ -154,8 +157,13 @@ class Engine:
     def guard_for(self, live_manifest: ToolManifest) -> Guard:
         """The guard of a session whose server lists `live_manifest`, narrowed by the config's: a
         tool the session's server does not list is never looked up, whatever the config says."""
+        last = self._last_guard
+        if last is not None and last[0] is live_manifest:  # sessions of one server share its listing
+            return last[1]
         live = live_manifest if self.config.live_manifest is None else live_manifest.narrowed(self.config.live_manifest)
-        return Guard(self.model.manifest, live, self.config.allow)
+        guard = Guard(self.model.manifest, live, self.config.allow)
+        self._last_guard = (live_manifest, guard)
+        return guard
 
     def warn_no_authority(self) -> None:
         """Say once that sessions without an authority make no lookup."""
