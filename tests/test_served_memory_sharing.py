@@ -100,3 +100,14 @@ def test_sessions_of_one_listing_share_its_guard_and_a_new_listing_gets_its_own(
     third = engine.session(live_manifest=narrower)
     assert third.guard is not first.guard
     assert first.guard.permits(read) and not third.guard.permits(read)
+
+
+def test_a_focused_results_writable_keys_are_its_keys_themselves_when_all_are_long_enough():
+    from stretto_core.learn.bindings.mention import _writable_keys
+
+    manifest = ToolManifest(tools={"get_user": ToolSpec(kind=ToolKind.read)})
+    state = ToolState(manifest, served=True, focus=Focus.of_sources([("get_user", "$.orders[*]")]))
+    long = state.observe_result("c1", "get_user", '{"orders": ["#W1234", "#W9999"]}', None, False)
+    assert _writable_keys(long) is long.index.all_keys, "the writable keys were copied"
+    short = state.observe_result("c2", "get_user", '{"orders": ["#W1234", "ab"]}', None, False)
+    assert _writable_keys(short) == ("#w1234",)

@@ -235,7 +235,10 @@ def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
     views = entry.index_views
     got = views.get("writable")
     if got is None:
-        got = views["writable"] = tuple([k for k in index_keys(entry.index) if len(k) >= MIN_WRITTEN])
+        every = index_keys(entry.index)
+        kept = [k for k in every if len(k) >= MIN_WRITTEN]
+        # A focused index's keys are a tuple: when all are long enough, that tuple itself, not a copy.
+        got = views["writable"] = every if type(every) is tuple and len(kept) == len(every) else tuple(kept)
     return got
 
 
