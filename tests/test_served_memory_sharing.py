@@ -53,16 +53,6 @@ def test_a_served_states_sets_are_its_own_once_filled_and_never_another_states()
     assert busy.made == set() and quiet.made == set()
 
 
-def test_a_result_makes_its_scratch_table_only_when_something_is_kept_in_it():
-    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
-    state = ToolState(manifest, served=True)
-    state.observe_call("c1", "get_order", {"order_id": "#W1234"})
-    entry = state.observe_result("c1", "get_order", '{"status": "pending"}', None, False)
-    assert entry.scratch is None
-    entry.cache["said"] = (1, set())
-    assert entry.scratch == {"said": (1, set())} and entry.cache is entry.scratch
-
-
 def test_two_served_states_passed_the_same_argument_share_its_key_but_not_its_values():
     manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
     one, two = ToolState(manifest, served=True), ToolState(manifest, served=True)

@@ -201,6 +201,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     every: dict[str, None] = {}
     seen: dict[str, str] = {}
     kept_path = focus.kept_path if focus is not None else None
+    last: tuple[int, ...] | None = None
+    kept_address: tuple[int, ...] = ()
     for path, address, value in leaves_addressed(parse_result(text, parsed)):
         kind = type(value)
         if kind is str:
@@ -228,7 +230,9 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
         if slot is None:
             slot = at[path] = (Pairs(), {})
             records[path] = slot[0]  # type: ignore[assignment]
-        slot[0].addresses.append(shared(address))
+        if address is not last:  # the leaves of one element come together, with one address
+            last, kept_address = address, shared(address)
+        slot[0].addresses.append(kept_address)
         slot[0].values.append(value)
         try:
             slot[1].setdefault(value, key)

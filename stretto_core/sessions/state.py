@@ -52,17 +52,9 @@ class ResultEntry:
     by_agent: bool
     origin: str = "agent"
     """`agent` (the agent's call), `lookup` (stretto's, seen by the agent) or `other` (unseen)."""
-    scratch: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
-    """This result's `cache` once something was kept in it (None: none yet)."""
-
-    @property
-    def cache(self) -> dict[Any, Any]:
-        """Scratch space for derived views of this result (bindings keep record indexes here),
-        made at its first use (a served session holds results whose views nobody asks for)."""
-        got = self.scratch
-        if got is None:
-            got = self.scratch = {}
-        return got
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Scratch space for derived views of this result (bindings keep record indexes here; a
+    plain table, not made lazily: it is read at every decision, a property there costs CPU)."""
 
     @property
     def visible(self) -> bool:
