@@ -35,7 +35,7 @@ from stretto_core.serve.option_values import check_choice, check_count, check_fr
 from stretto_core.serve.speculator import (DEFAULT_THETA, MAX_LOOKUPS_PER_CALL, MAX_LOOKUPS_PER_SESSION, POLICIES,
                                      Decision, FlowModel, Guard, decide)
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, START_SITE, site_name
-from stretto_core.sessions.state import ToolState
+from stretto_core.sessions.state import ToolState, grown
 from stretto_core.serve.arguments import argument_refusal
 from stretto_core.serve.results import fenced_appendix, new_fence
 from stretto_core.serve.workers import Cooldowns
@@ -48,6 +48,9 @@ log = logging.getLogger("stretto")
 APPENDIX_HEADER = "--- Also looked up automatically (current results; no need to repeat these calls) ---"
 
 CallTool = Callable[[str, dict[str, Any]], Any]
+
+_NONE: frozenset[str] = frozenset()
+"""The empty set a session's sets start as (`state.grown` gives each its own at its first value)."""
 
 KEPT_HISTORY = 16
 """A served session keeps at least this many newest steps of its history (the flow reads two)."""
@@ -131,6 +134,9 @@ class Engine:
         """Tools whose lookups timed out, not looked up by any session for a while (`serve/workers.py`)."""
         self._warned = False
         self._by_mode: dict[bool, FlowModel] = {}
+        self._last_guard: tuple[ToolManifest, Guard] | None = None
+        """The guard made for the latest live manifest, and that manifest (the same object again:
+        the same guard, its verdicts cached once, not one guard and table per session)."""
 
     def session(self, live_manifest: ToolManifest | None = None, *, served: bool | None = None,
                 solo: bool = False) -> "EngineSession":
@@ -157,8 +163,13 @@ class Engine:
     def guard_for(self, live_manifest: ToolManifest) -> Guard:
         """The guard of a session whose server lists `live_manifest`, narrowed by the config's: a
         tool the session's server does not list is never looked up, whatever the config says."""
+        last = self._last_guard
+        if last is not None and last[0] is live_manifest:  # sessions of one server share its listing
+            return last[1]
         live = live_manifest if self.config.live_manifest is None else live_manifest.narrowed(self.config.live_manifest)
-        return Guard(self.model.manifest, live, self.config.allow)
+        guard = Guard(self.model.manifest, live, self.config.allow)
+        self._last_guard = (live_manifest, guard)
+        return guard
 
     def warn_no_authority(self) -> None:
         """Say once that sessions without an authority make no lookup."""
@@ -178,11 +189,13 @@ class EngineSession:
     site: str = START_SITE
     lookups_this_call: int = 0
     lookups_total: int = 0
-    chain: set[str] = field(default_factory=set)
+    chain: set[str] | frozenset[str] = _NONE
     """The tools looked up since the agent's latest result (this decision's chain, `keep` order)."""
     _counter: int = 0
     _pending_reply: bool = False
-    user_call_ids: set[str] = field(default_factory=set)
+    user_call_ids: set[str] | frozenset[str] = _NONE
+    """Call ids of the user's own calls whose results are still to come (this session's sets start
+    as one shared empty frozenset and get their own at their first value, `state.grown`)."""
     decide_seconds: array = field(default_factory=lambda: array("d"))
     """Seconds each decision took (a served session: the newest `KEPT_TIMINGS`), as machine
     floats (8 bytes each, not a float object's 24 and a list's pointer)."""
@@ -201,11 +214,11 @@ class EngineSession:
     """No user speaks in this session (the agent operates the phone itself)."""
     refusals_of_arguments: int = 0
     """Lookups the flow chose whose bound arguments did not fit the tool's contract (not made)."""
-    argument_refused: set[str] = field(default_factory=set)
+    argument_refused: set[str] | frozenset[str] = _NONE
     """Reads refused for their arguments since the agent's latest result (not chosen again till the next)."""
     model: FlowModel = field(init=False)
     """What this session decides with: the engine's model for the session's mode."""
-    _cooling_noted: set[str] = field(default_factory=set)
+    _cooling_noted: set[str] | frozenset[str] = _NONE
     """Tools cooling down whose `cooldown` refusal this session recorded already."""
 
     def __post_init__(self) -> None:
@@ -234,7 +247,10 @@ class EngineSession:
     def _observe(self, event: Event) -> None:
         model = self.engine.model
         if isinstance(event, UserMessage):
-            self.user_call_ids.update(self.state.observe_user_message(event))
+            ids = self.state.observe_user_message(event)
+            if ids:
+                self.user_call_ids = grown(self.user_call_ids)
+                self.user_call_ids.update(ids)
             self._close_reply(answered=True)
             if self.served and self.engine.config.name_on_message and not self.broken:
                 self._name_held()
@@ -252,8 +268,7 @@ class EngineSession:
                 self._step(model.step_symbol(event.tool, event.error, event.content, event.parsed))
                 self.site = site_of(event.tool, event.error)
                 self.lookups_this_call = 0
-                self.chain.clear()
-                self.argument_refused.clear()
+                self.chain = self.argument_refused = _NONE
             elif self.served:
                 self.user_call_ids.discard(event.call_id)
         elif isinstance(event, Lookup):
@@ -315,6 +330,7 @@ class EngineSession:
                 break
             self.refusals_of_arguments += 1
             self.note_refusal(Refusal(tool=decision.tool, reason="argument_refused", detail=why))
+            self.argument_refused = grown(self.argument_refused)
             self.argument_refused.add(decision.tool)  # not again until the agent's next result
             guard = _Excluding(cooled, self.argument_refused)  # the next best read, if one clears θ
             decision = None
@@ -345,6 +361,7 @@ class EngineSession:
             wanted = decide(self.model, self.guard, self.state, self.history, self.site, cfg.theta, cfg.policy,
                             self.chain)
             if wanted is not None and wanted.tool in cooling and wanted.tool not in self._cooling_noted:
+                self._cooling_noted = grown(self._cooling_noted)
                 self._cooling_noted.add(wanted.tool)
                 left = self.engine.cooldowns.left(wanted.tool)
                 self.refusals.append(Refusal(tool=wanted.tool, reason="cooldown", detail=(
@@ -354,6 +371,7 @@ class EngineSession:
     def cool_down(self, tool: str) -> None:
         """A lookup of `tool` timed out: no session of this engine looks it up for a while."""
         seconds = self.engine.cooldowns.timed_out(tool)
+        self._cooling_noted = grown(self._cooling_noted)
         self._cooling_noted.add(tool)
         self.note_refusal(Refusal(tool=tool, reason="cooldown", detail=(
             f"a lookup of {tool} timed out: no lookup of it for {seconds:.0f} s")))
@@ -412,6 +430,7 @@ class EngineSession:
                 self.state.in_flight[call_id] = (decision.tool, dict(decision.arguments))
                 self._step(self.engine.model.step_symbol(decision.tool, False, "", None))
                 self.site = site_of(decision.tool, False)
+                self.chain = grown(self.chain)
                 self.chain.add(decision.tool)
                 self.lookups_this_call += 1
                 self.lookups_total += 1
@@ -434,6 +453,7 @@ class EngineSession:
         self.state.observe_result(call_id, tool, content, parsed, error, by_agent=True, arguments=arguments)
         self._step(self.engine.model.step_symbol(tool, error, content, parsed))
         self.site = site_of(tool, error)  # the agent would have made this read itself
+        self.chain = grown(self.chain)
         self.chain.add(tool)
 
     def run_lookups(self, after_call_id: str | None, call_tool: CallTool,

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping
 
 from stretto_core.sessions.focus_walk import split_leaves
+from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
 LIST_MARK = "[*]"
@@ -60,13 +61,19 @@ class ToolFocus:
 
     exact: frozenset[str]
     prefixes: tuple[str, ...]
-    _seen: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    _seen: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Path -> the focus's own copy of it when held, "" when not (each result builds its paths
+    afresh: its index keeps this one string per path, shared by every result of the process)."""
     _under: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def holds(self, path: str) -> bool:
+        return bool(self.kept_path(path))
+
+    def kept_path(self, path: str) -> str:
+        """The one string kept for `path` when decisions read it, else ""."""
         got = self._seen.get(path)
         if got is None:
-            got = path in self.exact or any(path.startswith(p) for p in self.prefixes)
+            got = path if path in self.exact or any(path.startswith(p) for p in self.prefixes) else ""
             if len(self._seen) >= MAX_PATHS_CACHED:
                 self._seen.clear()
             self._seen[path] = got
@@ -128,7 +135,9 @@ class Pairs:
         self.values.append(pair[1])  # type: ignore[union-attr]
 
     def freeze(self) -> None:
-        self.addresses, self.values = tuple(self.addresses), tuple(self.values)
+        """Tuples from now on; the addresses as the process's one tuple of them (the paths of one
+        list's fields hold the same addresses, `shared_tuples`)."""
+        self.addresses, self.values = shared(tuple(self.addresses)), tuple(self.values)
 
     def __iter__(self) -> Iterator[tuple[tuple[int, ...], Any]]:
         return zip(self.addresses, self.values)
@@ -210,8 +219,10 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     unhashable: set[str] = set()
     keyish: set[str] = set()
     every: dict[str, None] = {}
-    seen: dict[str, bool] = {}
-    holds = focus.holds if focus is not None else None
+    seen: dict[str, str] = {}
+    kept_path = focus.kept_path if focus is not None else None
+    last: tuple[int, ...] | None = None
+    kept_address: tuple[int, ...] = ()
     structure = parse_result(text, parsed)
     split = split_leaves(structure, focus.may_hold if focus is not None else _nowhere)
     leaves, loose = (leaves_addressed(structure), ()) if split is None else split
@@ -251,14 +262,17 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             keyish.add(key)  # `is_keyish`: an ASCII key's only digits are 0-9
         kept = seen.get(path)
         if kept is None:
-            kept = seen[path] = holds is not None and holds(path)
+            kept = seen[path] = kept_path(path) if kept_path is not None else ""
         if not kept:
             continue
+        path = kept
         slot = at.get(path)
         if slot is None:
             slot = at[path] = (Pairs(), {})
             records[path] = slot[0]  # type: ignore[assignment]
-        slot[0].addresses.append(address)
+        if address is not last:  # the leaves of one element come together, with one address
+            last, kept_address = address, shared(address)
+        slot[0].addresses.append(kept_address)
         slot[0].values.append(value)
         try:
             slot[1].setdefault(value, key)
@@ -279,6 +293,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             if all(map(operator.is_, keys, distinct)):  # every value is its own key (text already folded)
                 keys = distinct
             idx.by_path[path], idx.keys[path] = distinct, keys  # type: ignore[assignment]
+    if not records:  # no focus path: one read-only empty table for all three, not three dicts
+        idx.records = idx.by_path = idx.keys = NOTHING_HELD  # type: ignore[assignment]
     held = frozenset(keyish)
     idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
     idx.all_keys = tuple(every)

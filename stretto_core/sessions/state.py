@@ -23,6 +23,7 @@ from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, Keyi
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.said_words import said_words
+from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.user_words import USER_TOOL
 from stretto_core.sessions.values import ValueIndex, argument_leaves, index_result, normalize
@@ -80,7 +81,8 @@ class ResultEntry:
     origin: str = "agent"
     """`agent` (the agent's call), `lookup` (stretto's, seen by the agent) or `other` (unseen)."""
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    """Scratch space for derived views of this result (bindings keep record indexes here)."""
+    """Scratch space for derived views of this result (bindings keep record indexes here; a
+    plain table, not made lazily: it is read at every decision, a property there costs CPU)."""
 
     @property
     def visible(self) -> bool:
@@ -162,8 +164,9 @@ class ToolState:
     focus: Focus | None = None
     """With `served`: the paths of each tool's results decisions read (None: every path)."""
     results: list[ResultEntry] = field(default_factory=list)
-    made_keys: set[str] = field(default_factory=set)
-    """`call_key` of each read made since the last write (read it as `made`)."""
+    made_keys: set[str] | frozenset[str] = _NOTHING
+    """`call_key` of each read made since the last write (read it as `made`; the sets of this
+    state start as the one shared empty set and get their own at their first value, `grown`)."""
     unkeyed: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """Reads made since the last write whose `call_key` is not made yet: a full state keys them
     only when `made` is asked (learning never asks: a key costs a JSON encoding)."""
@@ -181,11 +184,11 @@ class ToolState:
     ok_results: dict[str, list[ResultEntry]] = field(default_factory=dict)
     """Every successful visible result of each tool, oldest first (a served state: the newest
     `look_back`)."""
-    seen_values: set[str] = field(default_factory=set)
+    seen_values: set[str] | frozenset[str] = _NOTHING
     """Every normalized value a visible result held so far (a served state: the key-like ones,
     all that `given` asks about, of the results that left their tool's window; those of a
     result in a window are read from its index, `_has_seen`)."""
-    given: set[str] = field(default_factory=set)
+    given: set[str] | frozenset[str] = _NOTHING
     """Key-like values (see `is_keyish`) the agent passed before any visible result held them."""
     result_for: dict[tuple[str, str, str], ResultEntry] = field(default_factory=dict)
     """(tool, argument, normalized value) -> the newest visible result of a call passing it."""
@@ -197,7 +200,7 @@ class ToolState:
     watched_words: frozenset[str] = frozenset()
     """Words some rule of the served flow asks about (its intent rules): of each user message,
     those the learner would have counted (`said_words.said_words`) are kept in `words_said`."""
-    words_said: set[str] = field(default_factory=set)
+    words_said: set[str] | frozenset[str] = _NOTHING
     """The watched words the user said so far, cut from the message as the learner cut it (never
     forgotten: at most as many as `watched_words`)."""
     user_source: str | None = None
@@ -237,7 +240,10 @@ class ToolState:
             return
         self.watched_words = self.watched_words | new
         for message in self.user.messages:
-            self.words_said |= said_words(message) & new
+            said = said_words(message) & new
+            if said:
+                self.words_said = grown(self.words_said)
+                self.words_said |= said
 
     def observe_user(self, text: str) -> None:
         """The user said something: remembered for mention checks (lower-cased)."""
@@ -245,7 +251,10 @@ class ToolState:
             self.user.add(text.casefold())
             self.user_version += 1
             if self.watched_words:
-                self.words_said |= said_words(text) & self.watched_words
+                said = said_words(text) & self.watched_words
+                if said:
+                    self.words_said = grown(self.words_said)
+                    self.words_said |= said
             if self.user_source:
                 self._observe_user_words(text)
 
@@ -277,6 +286,7 @@ class ToolState:
         for leaf in argument_leaves(arguments):
             key = _kept_key(leaf)
             if key is not None and is_keyish(key) and not self._has_seen(key):
+                self.given = grown(self.given)
                 self.given.add(key)
                 if self.served:
                     _trim(self.given, SERVED_SEEN)
@@ -285,7 +295,7 @@ class ToolState:
             return  # a read or a pure tool: what was read still holds
         self.writes += 1
         self.last_write = self.position
-        self.made_keys = set()
+        self.made_keys = _NOTHING
         self.unkeyed = []
 
     def observe_result(self, call_id: str, tool: str, content: str, parsed: Any, error: bool,
@@ -340,7 +350,9 @@ class ToolState:
         if entry.ok:
             self.newest_ok[entry.tool] = entry
             self.ok_results.setdefault(entry.tool, []).append(entry)
-            self.seen_values.update(entry.index.first_path)
+            if entry.index.first_path:
+                self.seen_values = grown(self.seen_values)
+                self.seen_values.update(entry.index.first_path)
         for name, value in entry.arguments.items():
             key = normalize(value)
             if key is not None:
@@ -356,6 +368,7 @@ class ToolState:
             if len(window) > self.look_back:
                 gone = window.pop(0)
                 self._forget(gone)
+                self.seen_values = grown(self.seen_values)
                 self.seen_values.update(keyish_keys(gone.index))  # no longer read from its window
                 _trim(self.seen_values, SERVED_SEEN)
         # The result itself while it sits in its window (a husk is made when it leaves, `_forget`),
@@ -402,6 +415,7 @@ class ToolState:
         if not self.served:
             self.unkeyed.append((tool, arguments))
             return
+        self.made_keys = grown(self.made_keys)
         self.made_keys.add(call_key(tool, arguments))
         if len(self.made_keys) > SERVED_REMEMBERED:
             self.made_keys.pop()
@@ -410,6 +424,7 @@ class ToolState:
     def made(self) -> set[str]:
         """`call_key` of every read made since the last write (do not modify)."""
         if self.unkeyed:
+            self.made_keys = grown(self.made_keys)
             self.made_keys.update(call_key(tool, arguments) for tool, arguments in self.unkeyed)
             self.unkeyed = []
         return self.made_keys
@@ -441,8 +456,8 @@ class ToolState:
             key = _kept_key(value)
             if key is not None:
                 by_arg = self.passed_by_arg.get((tool, name))
-                if self.served and type(by_arg) is not set:
-                    self._pass_few((tool, name), by_arg, key)
+                if self.served and type(by_arg) is not set:  # a new key: the process's one (tool, argument)
+                    self._pass_few((tool, name) if by_arg is not None else shared((tool, name)), by_arg, key)
                     continue
                 if by_arg is None:
                     by_arg = self.passed_by_arg[(tool, name)] = set()
@@ -599,6 +614,13 @@ def _kept_key(value: Any) -> str | None:
     the key then holds no copy of it)."""
     key = normalize(value)
     return value if key == value else key
+
+
+def grown(values: set | frozenset) -> set:
+    """`values` itself when it is a set of its own, else a new set of its values (a state's or a
+    session's sets start as one shared empty frozenset: an empty set costs 216 bytes, and most
+    stay empty in a served session)."""
+    return values if type(values) is set else set(values)
 
 
 def _trim(values: set, size: int) -> None:

@@ -30,6 +30,7 @@ from typing import Sequence
 
 from stretto_core.learn.bindings.tokens import MIN_RECORD_WORD, token_elements, tokens_said
 from stretto_core.sessions.focus import LIST_MARK, NOTHING_HELD, holds_under, index_keys, list_prefix
+from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
 from stretto_core.sessions.values import normalize
@@ -136,8 +137,9 @@ def _string_keys(entry: ResultEntry, path: str) -> dict[str, str]:
 
 
 def _frozen(table: dict[str, list[tuple[int, ...]]]) -> dict[str, tuple[tuple[int, ...], ...]]:
-    """A cached table's lists as tuples (a list grown by appends holds room for more)."""
-    return {k: tuple(v) for k, v in table.items()}
+    """A cached table's lists as tuples (a list grown by appends holds room for more; a single
+    address, the most common, as the process's one tuple of it: `shared_tuples`)."""
+    return {k: shared(tuple(v)) if len(v) == 1 else tuple(v) for k, v in table.items()}
 
 
 _ASCII_LETTER = re.compile("[A-Za-z]")
@@ -233,7 +235,10 @@ def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
     views = entry.index_views
     got = views.get("writable")
     if got is None:
-        got = views["writable"] = tuple([k for k in index_keys(entry.index) if len(k) >= MIN_WRITTEN])
+        every = index_keys(entry.index)
+        kept = [k for k in every if len(k) >= MIN_WRITTEN]
+        # A focused index's keys are a tuple: when all are long enough, that tuple itself, not a copy.
+        got = views["writable"] = every if type(every) is tuple and len(kept) == len(every) else tuple(kept)
     return got
 
 
@@ -383,7 +388,9 @@ def named_view(state: ToolState, entry: ResultEntry, path: str) -> Named | None:
     elif keys:
         flags = [k in keys for k in cands.keys]
         named = [i for i, flag in enumerate(flags) if flag]
-        view = Named(flags, named, frozenset(cands.keys[i] for i in named)) if named else None
+        flagged = frozenset(cands.keys[i] for i in named)
+        # Most often the keys named are the keys flagged: one set kept for both, not two.
+        view = Named(flags, named, keys if flagged == keys else flagged) if named else None
     else:
         view = None
     views[path] = (state.user_version, keys, view) if keys else state.user_version
