@@ -531,8 +531,17 @@ class ToolState:
 
 
 INDEX_CACHE = 256
-"""States reuse the index of a result indexed lately with the same content (indexes are never
-changed once made; learning meets the same listings in many sessions, a serving process too)."""
+"""Served states under a focus reuse the focused index of a result indexed lately with the same
+content (indexes are never changed once made; a serving process meets the same listings often)."""
+
+FULL_INDEX_CACHE = 1024
+"""Full states (learning's, replay's) reuse the index of one of the last this many distinct results
+used (least recently used dropped first). An index carries what learning derives of the result
+alone (candidates, record words, what each value names: `index_views`), so a result met again is
+neither indexed nor named anew. τ² retail's train split holds 408 distinct results among its
+1,083: at 256, dropped oldest first, it indexed 694 (each met again after 256 others were
+added); from 512 on, 408 (airline: 351 -> 291). Chosen on the train split, with room to spare
+(about 25 KB an index with its views: +7 MB at the peak of a retail learn)."""
 
 _indexes: dict[str, tuple[Any, ValueIndex]] = {}
 
@@ -567,12 +576,16 @@ def clear_result_indexes() -> None:
 
 
 def _shared_index(content: str, parsed: Any) -> ValueIndex:
-    """`index_result(content, parsed)`, from the cache when the same result was indexed lately."""
+    """`index_result(content, parsed)`, from the cache when the same result was used lately (one
+    used again moves to the newest end, so the results many sessions meet stay: `FULL_INDEX_CACHE`)."""
     got = _indexes.get(content)
     if got is not None and (got[0] is parsed or got[0] == parsed):
+        if next(reversed(_indexes)) != content:
+            del _indexes[content]
+            _indexes[content] = got
         return got[1]
     index = index_result(content, parsed)
-    if len(_indexes) >= INDEX_CACHE:
+    if got is None and len(_indexes) >= FULL_INDEX_CACHE:
         del _indexes[next(iter(_indexes))]
     _indexes[content] = (parsed, index)
     return index
