@@ -2,6 +2,7 @@
 
     python benchmarks/class_lift_cost.py [--sessions DIR] [--app tau2/retail] [--warm tau2/airline]
                                          [--modes full,thin,visited,off] [--rounds 5] [--json OUT]
+    python benchmarks/class_lift_cost.py --sessions S/tau2 --modes full,off,bare,unbound,read   # the floors under learning
 
 In one process (after learning `--warm` once, so imports and shared caches are settled), the app's
 train sessions are learned round after round, once per mode, the result indexes emptied before
@@ -20,10 +21,14 @@ ceiling; `--modes full,naming,once,off,bare`), whose flows are not flows to serv
   last decision it is in a pool, and told each decision's classes from when each value was
   first written, would still name it once, with more of the user's words);
 - `bare`: `off`, and no binding evidence (`sources.count_value` not called): the rest of learning
-  (reading, indexing, provenance, intent, the reach, deriving).
+  (reading, indexing, provenance, intent, the reach, deriving);
+- `unbound`: no bindings counted at all (`bindings.add_session` not called: no state, no indexing);
+- `read`: nothing counted but the steps and contracts, nothing derived: reading each session,
+  its fingerprint, its symbols (issue 30's 1,000 sessions per CPU-second is about this floor).
 
 `off` is the ceiling of any lift, `naming` and `once` of any lift that counts the classes `full`
-counts; they replace functions of `learn/bindings/evidence.py` for the learn and put them back.
+counts; they replace functions of `learn/bindings/evidence.py` (`unbound` and `read`: of
+`flow/ir.py`) for the learn and put them back.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import stretto_core.flow.ir as ir
 import stretto_core.learn.bindings.evidence as evidence
 from stretto_core.flow.stream import choose, learn_chosen
 from stretto_core.learn.bindings.lift_classes import list_paths
@@ -44,7 +50,7 @@ from stretto_core.learn.bindings.named_paths import named_table
 from stretto_core.learn.bindings.pick import pool_of
 from stretto_core.sessions.state import ToolState, clear_result_indexes
 
-BOUNDS = ("naming", "once", "bare")
+BOUNDS = ("naming", "once", "bare", "unbound", "read")
 """The modes that bound what counting the lift could save (module docstring)."""
 
 
@@ -80,15 +86,19 @@ def nothing(*_args: Any, **_kwargs: Any) -> None:
 @contextmanager
 def counted_as(mode: str) -> Iterator[BindingOptions]:
     """The binding options a mode learns with, the evidence's functions replaced while it does."""
-    kept = evidence.count_decision, evidence.count_value
+    kept = evidence.count_decision, evidence.count_value, ir.add_session, ir.count_intent
     if mode in ("naming", "once"):
         evidence.count_decision = naming_only if mode == "naming" else naming_once
     elif mode == "bare":
         evidence.count_value = nothing
+    elif mode in ("unbound", "read"):
+        ir.add_session = nothing
+        if mode == "read":
+            ir.count_intent = nothing
     try:
         yield BindingOptions(class_lift=OFF if mode == "bare" else "full" if mode in BOUNDS else mode)
     finally:
-        evidence.count_decision, evidence.count_value = kept
+        evidence.count_decision, evidence.count_value, ir.add_session, ir.count_intent = kept
 
 
 def main() -> None:
@@ -113,7 +123,7 @@ def main() -> None:
             with counted_as(mode) as options:
                 clear_result_indexes()
                 start = time.process_time()
-                flow = learn_chosen(chosen, binding_options=options)
+                flow = learn_chosen(chosen, binding_options=options, derive=mode != "read")
                 best[mode] = min(best[mode], time.process_time() - start)
             decisions[mode] = sum(flow.bindings.named.decisions.values())
     n = len(chosen.files)
