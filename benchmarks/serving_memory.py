@@ -139,7 +139,8 @@ def long_session(test: list[Session], results: int) -> tuple[list[Event], dict, 
 def held_bytes(build) -> tuple[int, object]:
     """Bytes still allocated after `build()` returns what it keeps (after a collection); indexes
     shared between sessions (identical results) are counted once, with the sessions, and the
-    process-wide caches' other entries (at most `INDEX_CACHE` indexes) are not counted."""
+    process-wide caches' other entries (at most `INDEX_CACHE` focused and `FULL_INDEX_CACHE` full
+    indexes) are not counted."""
     clear_index_caches()
     gc.collect()
     tracemalloc.start()
