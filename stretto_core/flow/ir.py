@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, Sized
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
 from stretto_core.learn.reach_alpha import reach_alpha_posterior
@@ -152,6 +152,10 @@ class Flow(_Model):
     """Which site lookups serve, judged on the deployment's own sessions (`flow promote`,
     `flow/promotion.py`); absent: every site serves as scored."""
 
+    _alphas_deferred: bool = PrivateAttr(default=False)
+    """α's and the reach's posteriors are left for their first reader (`derived`, `to_json`): a
+    served refresh that no decision may read before the next (`StagedFlow.flow(lazy=True)`)."""
+
     def step_counts(self) -> Counts:
         return Counts.from_model(self.counts)
 
@@ -159,12 +163,26 @@ class Flow(_Model):
         """Recompute the derived parts (vocabulary, α, binding table, pinned contracts) from the counts."""
         counts = self.step_counts()
         self.vocab = vocabulary(counts, self.manifest.tools)
-        self.alpha = alpha_posterior(counts, len(self.vocab))
-        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
+        self._derive_alphas(counts)
         self.table = compile_table(self.bindings)
         self.intent_table = derive_table(self.intent)
         self.pinned = _pin_contracts(self.manifest, self.contracts)
         return self
+
+    def defer_alphas(self) -> "Flow":
+        """This flow with α's and the reach's posteriors not derived until first read (`derived`,
+        `to_json`): most of a derive's CPU (`learn/reach_alpha.py`), which a refresh that nothing
+        serves before the next one never pays. The rest must be derived already (`vocab` read)."""
+        self.alpha = self.reach_alpha = None
+        self._alphas_deferred = True
+        return self
+
+    def _derive_alphas(self, counts: Counts | None = None) -> None:
+        """α's and the reach's posteriors, from the counts (and the vocabulary derived from them)."""
+        counts = self.step_counts() if counts is None else counts
+        self.alpha = alpha_posterior(counts, len(self.vocab))
+        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
+        self._alphas_deferred = False
 
     def served_manifest(self) -> ToolManifest:
         """The manifest a served flow checks against: kinds, with each tool's contract pinned."""
@@ -174,6 +192,8 @@ class Flow(_Model):
 
     def derived(self) -> "Flow":
         """This flow with its derived parts present (derived from the counts when missing)."""
+        if self._alphas_deferred:
+            self._derive_alphas()
         if self.alpha is None or self.reach_alpha is None or self.table is None or self.intent_table is None:
             self.derive()
         return self
@@ -196,7 +216,9 @@ class Flow(_Model):
         return [t for t in self.served_manifest().reads() if t in seen and t in flow.table.lookups]
 
     def to_json(self) -> str:
-        """One line, sorted keys: byte-identical for identical counts."""
+        """One line, sorted keys: byte-identical for identical counts (deferred parts derived first)."""
+        if self._alphas_deferred:
+            self._derive_alphas()
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True,
                           separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
