@@ -447,14 +447,18 @@ def load_flow(path: str | Path) -> Flow:
     return _flow_of(read_json_file(p, "flow"), p)
 
 
-def load_flow_bytes(data: bytes, path: str | Path) -> Flow:
+def load_flow_bytes(data: bytes, path: str | Path, *, written_here: bool = False) -> Flow:
     """A flow from a file's bytes already read (`path` names it in errors): the same checks as
-    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`)."""
+    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`).
+
+    `written_here`: the caller knows these bytes are the ones this stretto wrote (a deployment's
+    log names their SHA-256, `flow/history.py`): its derived parts are kept as read, not derived
+    again (most of a load's CPU), when the file says this version of stretto derived all of them."""
     p = Path(path)
-    return _flow_of(parse_json_bytes(data, p, "flow"), p)
+    return _flow_of(parse_json_bytes(data, p, "flow"), p, written_here)
 
 
-def _flow_of(data: Any, p: Path) -> Flow:
+def _flow_of(data: Any, p: Path, written_here: bool = False) -> Flow:
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
     version = data["stretto_flow"]
@@ -467,6 +471,9 @@ def _flow_of(data: Any, p: Path) -> Flow:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(str(p), f"invalid flow at {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+    if written_here and flow.provenance.stretto == STRETTO_VERSION and all(name in data for name in checks.DERIVED):
+        flow.stretto_flow = FLOW_FORMAT_VERSION
+        return flow
     try:
         flow.derive()
     except (ValueError, ArithmeticError) as exc:
