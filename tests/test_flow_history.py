@@ -263,3 +263,29 @@ def test_a_flow_file_edited_since_the_log_named_it_is_derived_again_and_refused(
     code, _, err = cli(capsys, "flow", "commit", str(dep))
     assert code != 0 and "flow.staged.json" in err and "alpha" in err and "Traceback" not in err
     assert not (dep / "flow.json").exists()
+
+
+def test_a_stage_checks_no_number_of_the_flows_its_log_names_but_every_number_of_one_edited_since(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stretto_core.flow import checks
+
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    cli(capsys, "flow", "commit", str(dep))
+    record(dep, range(3, 5), "t")
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    record(dep, range(5, 6), "u")
+    checked = []
+    number_problems = checks.number_problems
+    monkeypatch.setattr(checks, "number_problems", lambda data: checked.append(1) or number_problems(data))
+    code, out, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "1 new sessions added" in out, err
+    assert checked == []  # the staged base and the committed flow: both the log's bytes
+    staged = dep / "flow.staged.json"
+    data = json.loads(staged.read_text(encoding="utf-8"))
+    data["contracts"]["calls"] = {tool: -1.0 for tool in data["contracts"]["calls"]}
+    staged.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+    record(dep, range(6, 7), "v")
+    code, _, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert checked and code != 0 and "flow.staged.json" in err and "contracts.calls" in err and "Traceback" not in err

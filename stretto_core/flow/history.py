@@ -322,9 +322,11 @@ class Deployment:
 
     def _read_flow(self, path: Path, logged_sha256: str | None) -> Flow:
         """A flow file of the deployment, read with every check `load_flow` makes, but for one the
-        log says a command wrote (its bytes' SHA-256 is `logged_sha256`): that one's derived parts
-        are kept as written, not derived again (`load_flow_bytes`'s `written_here`); its counts
-        are checked still. A flow stage reads two such files: twice α's posteriors saved."""
+        log says a command wrote (its bytes' SHA-256 is `logged_sha256`): every command writes a
+        flow made of checked flows and counted sessions only, so those bytes are parsed and not
+        checked or derived again (`load_flow_bytes`'s `written_here`). A stage reads two such
+        files: twice α's posteriors and every number's check saved. Bytes edited since are
+        checked in full (and what is served is checked in full by its server, `serve/reload.py`)."""
         data = _read(path, "flow")
         return load_flow_bytes(data, path, written_here=logged_sha256 is not None and _sha(data) == logged_sha256)
 

@@ -153,8 +153,7 @@ class Flow(_Model):
     `flow/promotion.py`); absent: every site serves as scored."""
 
     _alphas_deferred: bool = PrivateAttr(default=False)
-    """α's and the reach's posteriors are left for their first reader (`derived`, `to_json`): a
-    served refresh that no decision may read before the next (`StagedFlow.flow(lazy=True)`)."""
+    """α's and the reach's posteriors are left to their first reader (`defer_alphas`)."""
 
     def step_counts(self) -> Counts:
         return Counts.from_model(self.counts)
@@ -170,9 +169,9 @@ class Flow(_Model):
         return self
 
     def defer_alphas(self) -> "Flow":
-        """This flow with α's and the reach's posteriors not derived until first read (`derived`,
-        `to_json`): most of a derive's CPU (`learn/reach_alpha.py`), which a refresh that nothing
-        serves before the next one never pays. The rest must be derived already (`vocab` read)."""
+        """This flow with α's and the reach's posteriors derived at their first read (`derived`,
+        `to_json`): most of a derive's CPU, unpaid by a refresh nothing serves before the next
+        (`StagedFlow.flow(lazy=True)`). The rest must be derived already (`vocab` is read)."""
         self.alpha = self.reach_alpha = None
         self._alphas_deferred = True
         return self
@@ -451,9 +450,8 @@ def load_flow_bytes(data: bytes, path: str | Path, *, written_here: bool = False
     """A flow from a file's bytes already read (`path` names it in errors): the same checks as
     `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`).
 
-    `written_here`: the caller knows these bytes are the ones this stretto wrote (a deployment's
-    log names their SHA-256, `flow/history.py`): its derived parts are kept as read, not derived
-    again (most of a load's CPU), when the file says this version of stretto derived all of them."""
+    `written_here`: these are bytes this stretto wrote from inputs it checked (a deployment's log
+    names their SHA-256, `flow/history.py`): parsed, not checked or derived again. Never a server's."""
     p = Path(path)
     return _flow_of(parse_json_bytes(data, p, "flow"), p, written_here)
 
@@ -465,13 +463,17 @@ def _flow_of(data: Any, p: Path, written_here: bool = False) -> Flow:
     if type(version) is not int or version not in READABLE_FLOW_VERSIONS:
         raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version "
                                  f"{' or '.join(map(str, READABLE_FLOW_VERSIONS))}; relearn it")
-    _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
+    provenance = data.get("provenance")  # as written: by this version of stretto, every derived part in
+    as_written = (written_here and isinstance(provenance, dict) and provenance.get("stretto") == STRETTO_VERSION
+                  and all(name in data for name in checks.DERIVED))
+    if not as_written:
+        _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
     try:
         flow = Flow.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(str(p), f"invalid flow at {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
-    if written_here and flow.provenance.stretto == STRETTO_VERSION and all(name in data for name in checks.DERIVED):
+    if as_written:
         flow.stretto_flow = FLOW_FORMAT_VERSION
         return flow
     try:
