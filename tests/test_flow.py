@@ -167,3 +167,17 @@ def test_a_site_switched_off_makes_no_lookups_there(retail_train, tmp_path: Path
                 made_after[event.tool] = made_after.get(event.tool, 0) + len(made)
     assert made_after.get("get_user_details", 0) == 0
     assert made_after.get("find_user_id_by_email", 0) > 0
+
+
+def test_a_review_reads_the_flows_lookup_tools_once_not_once_per_site(monkeypatch) -> None:
+    # `flow stage` prints this review at every stage; each read of the tools rebuilds the counts
+    from shop_sessions import MANIFEST, shop_sessions
+    from stretto_core.flow.ir import Flow
+    from stretto_core.flow.review import site_lookups
+
+    flow = learn(shop_sessions(12), MANIFEST)
+    calls = []
+    lookup_tools = Flow.lookup_tools
+    monkeypatch.setattr(Flow, "lookup_tools", lambda self: calls.append(1) or lookup_tools(self))
+    rows = site_lookups(flow)
+    assert len({row.site for row in rows}) > 1 and calls == [1]

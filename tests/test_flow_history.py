@@ -224,18 +224,68 @@ def test_a_stage_reads_the_committed_flow_once_derives_the_sum_once_and_writes_t
     cli(capsys, "flow", "commit", str(dep))
     record(dep, range(4, 6), "t")
     loads, derives = [], []
-    load, derive = history.load_flow, Flow.derive
-    monkeypatch.setattr(history, "load_flow", lambda path: loads.append(Path(path).name) or load(path))
+    load, derive = history.load_flow_bytes, Flow.derive
+    monkeypatch.setattr(history, "load_flow_bytes", lambda data, path, **how: loads.append(
+        (Path(path).name, how.get("written_here"))) or load(data, path, **how))
     monkeypatch.setattr(Flow, "derive", lambda self: derives.append(1) or derive(self))
     code, out, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
     assert code == 0 and "2 new sessions added" in out, err
-    # the committed flow is read (and checked, which derives it) once, for the base and the diff;
-    # the new sessions' counts are not derived alone: the sum is, once
-    assert loads == ["flow.json"] and len(derives) == 2
+    # the committed flow is read once, for the base and the diff, and not derived again (the log
+    # names its bytes: the commit wrote them); the new sessions' counts are not derived alone:
+    # the sum is, once
+    assert loads == [("flow.json", True)] and len(derives) == 1
     monkeypatch.undo()
     assert (dep / "flow.staged.json").read_bytes() == learned_at_once(dep, tmp_path / "batch.json", capsys)
     record(dep, range(6, 7), "u")
+    loads.clear(), derives.clear()
+    monkeypatch.setattr(history, "load_flow_bytes", lambda data, path, **how: loads.append(
+        (Path(path).name, how.get("written_here"))) or load(data, path, **how))
+    monkeypatch.setattr(Flow, "derive", lambda self: derives.append(1) or derive(self))
     code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")  # on the staged flow, added in place
     assert code == 0 and "1 new sessions added" in out
+    # the staged flow (the base) and the committed one (the diff's) read as written, the sum derived once
+    assert loads == [("flow.staged.json", True), ("flow.json", True)] and len(derives) == 1
+    monkeypatch.undo()
     assert (dep / "flow.staged.json").read_bytes() == learned_at_once(dep, tmp_path / "batch2.json", capsys)
     assert load_flow(dep / "flow.json").provenance.version == 1, "the committed flow is left as it was"
+
+
+def test_a_flow_file_edited_since_the_log_named_it_is_derived_again_and_refused(tmp_path: Path, capsys) -> None:
+    # only bytes whose SHA-256 the log holds skip the derive: an edit of a derived part (here α's
+    # posterior median) gives other bytes, is derived again, and is refused as it always was
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    staged = dep / "flow.staged.json"
+    data = json.loads(staged.read_text(encoding="utf-8"))
+    data["alpha"]["alpha"] *= 2.0
+    staged.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+    code, _, err = cli(capsys, "flow", "commit", str(dep))
+    assert code != 0 and "flow.staged.json" in err and "alpha" in err and "Traceback" not in err
+    assert not (dep / "flow.json").exists()
+
+
+def test_a_stage_checks_no_number_of_the_flows_its_log_names_but_every_number_of_one_edited_since(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stretto_core.flow import checks
+
+    dep = tmp_path / "shop"
+    record(dep, range(0, 3))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    cli(capsys, "flow", "commit", str(dep))
+    record(dep, range(3, 5), "t")
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    record(dep, range(5, 6), "u")
+    checked = []
+    number_problems = checks.number_problems
+    monkeypatch.setattr(checks, "number_problems", lambda data: checked.append(1) or number_problems(data))
+    code, out, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert code == 0 and "1 new sessions added" in out, err
+    assert checked == []  # the staged base and the committed flow: both the log's bytes
+    staged = dep / "flow.staged.json"
+    data = json.loads(staged.read_text(encoding="utf-8"))
+    data["contracts"]["calls"] = {tool: -1.0 for tool in data["contracts"]["calls"]}
+    staged.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+    record(dep, range(6, 7), "v")
+    code, _, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    assert checked and code != 0 and "flow.staged.json" in err and "contracts.calls" in err and "Traceback" not in err

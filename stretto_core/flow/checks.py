@@ -8,6 +8,10 @@ each α is a positive number; and the derived parts (`vocab`, `alpha`, `reach_al
 again from the counts and must equal what the file stores. A file that fails says which field
 and why (`file: field: problem`), never a traceback. Which tools are reads is still not the
 file's to say: serving also needs an independent authority (`serve/engine.py`).
+
+One reader skips them: a deployment's next command reading back the very bytes the last one wrote
+(its log names their SHA-256, `flow/history.py`), made of flows checked and sessions counted;
+bytes edited since are checked in full, and a server checks in full all it serves.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from stretto_core.sessions.filelock import lock_file, unlock_file
 from stretto_core.errors import InputError, StrettoError
 from stretto_core.private import private_dir
-from stretto_core.flow.ir import Flow, _add, _add_into, load_flow, load_flow_bytes
+from stretto_core.flow.ir import Flow, _add, _add_into, load_flow_bytes
 from stretto_core.sessions.jsonfile import write_atomic
 
 FLOW_NAME = "flow.json"
@@ -186,7 +186,7 @@ class Deployment:
                 learned = count([self.sessions / name for name in new])
             if learned is None:
                 return None
-            base_flow, committed = self._base_flow(staged_files)
+            base_flow, committed = self._base_flow(staged_files, entries)
             if recount:
                 kept = base_flow.promotion if base_flow is not None else None
                 flow = learned if kept is None else learned.model_copy(update={"promotion": kept})
@@ -208,7 +208,8 @@ class Deployment:
         write_atomic(self.staged, data)
         version = self.version(entries)
         entry = LogEntry(command="stage", at=_now(), version=version, parent=version if not staged_files else base,
-                         sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow, committed), note=note)
+                         sessions_added=new, sha256=_sha(data), diff=self._diff_lines(flow, entries, committed),
+                         note=note)
         self._append(entry)
         return entry
 
@@ -227,12 +228,13 @@ class Deployment:
             if base != current:
                 raise StrettoError(f"{self.staged}: staged on version {base}, but version {current} is "
                                    f"committed now; stage again")
-            staged = load_flow(self.staged)
-            self._same_app(staged, app)
+            staged = self._read_flow(self.staged, entries[-1].sha256 if entries else None)
+            committed = self._read_flow(self.flow, _committed_sha(entries)) if self.flow.exists() else None
+            self._same_app(staged, app, committed)
             version = max((e.version or 0 for e in entries), default=0) + 1
             staged.provenance = staged.provenance.model_copy(update={"version": version})
             data = _flow_bytes(staged)
-            diff = self._diff_lines(staged)
+            diff = self._diff_lines(staged, entries, committed)
             write_atomic(self.version_file(version), data)
             write_atomic(self.flow, data)
             entry = LogEntry(command="commit", at=_now(), version=version, parent=current,
@@ -318,33 +320,44 @@ class Deployment:
         return [p.name for p in self._session_files()
                 if p.name not in known and now - p.stat().st_mtime >= settled]
 
-    def _base_flow(self, staged_files: list[str]) -> tuple[Flow | None, Flow | None]:
+    def _read_flow(self, path: Path, logged_sha256: str | None) -> Flow:
+        """A flow file of the deployment, read with every check `load_flow` makes, but for one the
+        log says a command wrote (its bytes' SHA-256 is `logged_sha256`): every command writes a
+        flow made of checked flows and counted sessions only, so those bytes are parsed and not
+        checked or derived again (`load_flow_bytes`'s `written_here`). A stage reads two such
+        files: twice α's posteriors and every number's check saved. Bytes edited since are
+        checked in full (and what is served is checked in full by its server, `serve/reload.py`)."""
+        data = _read(path, "flow")
+        return load_flow_bytes(data, path, written_here=logged_sha256 is not None and _sha(data) == logged_sha256)
+
+    def _base_flow(self, staged_files: list[str],
+                   entries: Sequence[LogEntry]) -> tuple[Flow | None, Flow | None]:
         """The flow new sessions are added to (the staged one, else the committed one, as a flow
         of no version), and the committed flow as read when it is that base (None otherwise):
         the stage's diff compares with it, so it is read and checked once, not twice."""
         if staged_files and self.staged.exists():
-            return load_flow(self.staged), None
+            return self._read_flow(self.staged, entries[-1].sha256 if entries else None), None
         if self.flow.exists():
-            committed = load_flow(self.flow)
+            committed = self._read_flow(self.flow, _committed_sha(entries))
             flow = committed.model_copy(update={"provenance": committed.provenance.model_copy(update={"version": None})})
             return flow, committed
         return None, None
 
-    def _diff_lines(self, new: Flow, committed: Flow | None = None) -> list[str]:
+    def _diff_lines(self, new: Flow, entries: Sequence[LogEntry], committed: Flow | None = None) -> list[str]:
         from stretto_core.flow.review import diff
 
         if not self.flow.exists():
             return ["no committed flow before"]
-        d = diff(committed if committed is not None else load_flow(self.flow), new)
+        d = diff(committed if committed is not None else self._read_flow(self.flow, _committed_sha(entries)), new)
         return [f"! {x}" for x in d.review] + [f"  {x}" for x in d.info]
 
-    def _same_app(self, staged: Flow, app: str | None) -> None:
+    def _same_app(self, staged: Flow, app: str | None, committed_flow: Flow | None) -> None:
         apps = _apps(staged)
         if app is not None and apps and apps != {app}:
             raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, not {app} (--app); "
                                "not committed")
-        if self.flow.exists():
-            committed = _apps(load_flow(self.flow))
+        if committed_flow is not None:
+            committed = _apps(committed_flow)
             if committed and apps and committed != apps:
                 raise StrettoError(f"{self.staged}: staged from app {', '.join(sorted(apps))}, but the committed "
                                    f"flow serves {', '.join(sorted(committed))}; not committed")
@@ -356,6 +369,14 @@ def _read(path: Path, what: str) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise InputError(str(path), f"cannot read the {what}: {exc.strerror or exc}") from exc
+
+
+def _committed_sha(entries: Sequence[LogEntry]) -> str | None:
+    """The SHA-256 of the flow file the latest adopt, commit or rollback wrote (None: none did)."""
+    for entry in reversed(entries):
+        if entry.command in ("adopt", "commit", "rollback"):
+            return entry.sha256
+    return None
 
 
 def _apps(flow: Flow) -> set[str]:

@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, Sized
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
 from stretto_core.learn.reach_alpha import reach_alpha_posterior
@@ -152,6 +152,9 @@ class Flow(_Model):
     """Which site lookups serve, judged on the deployment's own sessions (`flow promote`,
     `flow/promotion.py`); absent: every site serves as scored."""
 
+    _alphas_deferred: bool = PrivateAttr(default=False)
+    """α's and the reach's posteriors are left to their first reader (`defer_alphas`)."""
+
     def step_counts(self) -> Counts:
         return Counts.from_model(self.counts)
 
@@ -159,12 +162,26 @@ class Flow(_Model):
         """Recompute the derived parts (vocabulary, α, binding table, pinned contracts) from the counts."""
         counts = self.step_counts()
         self.vocab = vocabulary(counts, self.manifest.tools)
-        self.alpha = alpha_posterior(counts, len(self.vocab))
-        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
+        self._derive_alphas(counts)
         self.table = compile_table(self.bindings)
         self.intent_table = derive_table(self.intent)
         self.pinned = _pin_contracts(self.manifest, self.contracts)
         return self
+
+    def defer_alphas(self) -> "Flow":
+        """This flow with α's and the reach's posteriors derived at their first read (`derived`,
+        `to_json`): most of a derive's CPU, unpaid by a refresh nothing serves before the next
+        (`StagedFlow.flow(lazy=True)`). The rest must be derived already (`vocab` is read)."""
+        self.alpha = self.reach_alpha = None
+        self._alphas_deferred = True
+        return self
+
+    def _derive_alphas(self, counts: Counts | None = None) -> None:
+        """α's and the reach's posteriors, from the counts (and the vocabulary derived from them)."""
+        counts = self.step_counts() if counts is None else counts
+        self.alpha = alpha_posterior(counts, len(self.vocab))
+        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
+        self._alphas_deferred = False
 
     def served_manifest(self) -> ToolManifest:
         """The manifest a served flow checks against: kinds, with each tool's contract pinned."""
@@ -174,6 +191,8 @@ class Flow(_Model):
 
     def derived(self) -> "Flow":
         """This flow with its derived parts present (derived from the counts when missing)."""
+        if self._alphas_deferred:
+            self._derive_alphas()
         if self.alpha is None or self.reach_alpha is None or self.table is None or self.intent_table is None:
             self.derive()
         return self
@@ -196,7 +215,9 @@ class Flow(_Model):
         return [t for t in self.served_manifest().reads() if t in seen and t in flow.table.lookups]
 
     def to_json(self) -> str:
-        """One line, sorted keys: byte-identical for identical counts."""
+        """One line, sorted keys: byte-identical for identical counts (deferred parts derived first)."""
+        if self._alphas_deferred:
+            self._derive_alphas()
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True,
                           separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
@@ -425,26 +446,36 @@ def load_flow(path: str | Path) -> Flow:
     return _flow_of(read_json_file(p, "flow"), p)
 
 
-def load_flow_bytes(data: bytes, path: str | Path) -> Flow:
+def load_flow_bytes(data: bytes, path: str | Path, *, written_here: bool = False) -> Flow:
     """A flow from a file's bytes already read (`path` names it in errors): the same checks as
-    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`)."""
+    `load_flow`, so a reader can hash exactly the bytes it serves (`serve/reload.py`).
+
+    `written_here`: these are bytes this stretto wrote from inputs it checked (a deployment's log
+    names their SHA-256, `flow/history.py`): parsed, not checked or derived again. Never a server's."""
     p = Path(path)
-    return _flow_of(parse_json_bytes(data, p, "flow"), p)
+    return _flow_of(parse_json_bytes(data, p, "flow"), p, written_here)
 
 
-def _flow_of(data: Any, p: Path) -> Flow:
+def _flow_of(data: Any, p: Path, written_here: bool = False) -> Flow:
     if not isinstance(data, dict) or "stretto_flow" not in data:
         raise InputError(str(p), "not a stretto flow (no `stretto_flow` field)")
     version = data["stretto_flow"]
     if type(version) is not int or version not in READABLE_FLOW_VERSIONS:
         raise InputError(str(p), f"stretto_flow {snippet(repr(version))} is not version "
                                  f"{' or '.join(map(str, READABLE_FLOW_VERSIONS))}; relearn it")
-    _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
+    provenance = data.get("provenance")  # as written: by this version of stretto, every derived part in
+    as_written = (written_here and isinstance(provenance, dict) and provenance.get("stretto") == STRETTO_VERSION
+                  and all(name in data for name in checks.DERIVED))
+    if not as_written:
+        _refuse(p, checks.counts_problems(data) or checks.number_problems(data) or checks.reach_problems(data))
     try:
         flow = Flow.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(str(p), f"invalid flow at {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+    if as_written:
+        flow.stretto_flow = FLOW_FORMAT_VERSION
+        return flow
     try:
         flow.derive()
     except (ValueError, ArithmeticError) as exc:

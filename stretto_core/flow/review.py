@@ -79,8 +79,9 @@ def site_lookups(flow: Flow, floor: float = SHOW_FLOOR) -> list[SiteLookup]:
     sites = sorted({ctx[-1] for ctx in counts.habit_level(1)
                     if ctx and ctx[-1] != START and not parse_symbol(ctx[-1]).is_reply})  # decisions follow tool results
     rows: list[SiteLookup] = []
+    tools = flow.lookup_tools()  # once, not per site: each call rebuilds the counts and the manifest
     for site in sites:
-        for tool in flow.lookup_tools():
+        for tool in tools:
             r = model.reach([site], tool)
             if r < floor:
                 continue
