@@ -9,18 +9,23 @@ given). Both are optional: `pip install 'stretto[dask]'`.
 
 Workers read the files themselves, so a shared store (a network file system, an object store
 by URL, `sessions/shared.py`) serves a cluster of several machines; only the file names travel
-to them and only the partial counts come back, with each worker's read report (the sessions it
-counted, what it could not read). A count of fewer sessions than were chosen fails the learn
+to them and only the partial counts come back, with each worker's read report (the files,
+sessions and bytes it read, its CPU time, what it could not read: `worker_report.py`). A local
+Dask cluster forks its workers from this process (`start_method`), so they start with the code
+already imported. A count of fewer sessions than were chosen fails the learn
 (`ShardsUnread`): a flow learned from what the workers happened to reach is no flow of the data.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import sys
+import time
+from typing import Any, Sequence
 
 from stretto_core.errors import StrettoError
 from stretto_core.flow.ir import Flow
 from stretto_core.flow.stream import add_all, count_files, shards
+from stretto_core.flow.worker_report import ShardCount, WorkerReport, by_worker, this_worker
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.sessions.manifest import ToolManifest
@@ -33,16 +38,28 @@ ENGINES = ("dask", "ray")
 
 
 def _count_shard(files: list[str], manifest_json: str, features_json: str | None, constants: bool,
-                 role: str, options: BindingOptions) -> tuple[str, int, list[str]]:
-    """One shard's partial counts, as the flow's JSON, with its read report: the sessions it
-    counted and every problem reading its files (what a worker runs)."""
+                 role: str, options: BindingOptions) -> ShardCount:
+    """One shard's partial counts, as the flow's JSON, with its read report: the worker, the files,
+    sessions and bytes it read, its CPU time, and every problem reading its files (what a worker runs)."""
+    cpu = time.process_time()
     manifest = ToolManifest.model_validate_json(manifest_json)
     features = FeatureMap.model_validate_json(features_json) if features_json else None
     report = LoadReport()
     flow = count_files(files, manifest, features=features, constants=constants, role=role,
                        binding_options=options, report=report, progress=False)
     counted = flow.provenance.sources[0].sessions if flow.provenance.sources else 0
-    return flow.model_dump_json(exclude_none=True), counted, report.problems()
+    flow_json = flow.model_dump_json(exclude_none=True)
+    return ShardCount(flow_json, this_worker(), len(files), counted, report.bytes_read,
+                      time.process_time() - cpu, report.problems())
+
+
+def start_method() -> str:
+    """How a local Dask cluster starts its workers: forked from this process on Linux, so each
+    begins with stretto and Dask imported (0.05 s of CPU a worker, against 0.7-0.8 s spawned, and
+    a cluster up in 0.3 s instead of 2-3 s on 2 cores: `benchmarks/learn_distributed.py`); spawned
+    elsewhere (macOS forks unsafely once threads run). The fork happens on the cluster's event
+    loop thread while this one waits, holding no lock of stretto's."""
+    return "fork" if sys.platform.startswith("linux") else "spawn"
 
 
 class ShardsUnread(StrettoError):
@@ -73,45 +90,67 @@ class ClusterCounter:
         self.address = address
         self.problems: list[str] = []
         """What the workers could not read (each `file[:line]: reason`), over every count."""
+        self.shard_counts: list[ShardCount] = []
+        self.start_s = 0.0
+        """Wall seconds the cluster took to start (or to connect to), 0 before."""
+        self._started_ray = False
+
+    @property
+    def reports(self) -> list[WorkerReport]:
+        """Each worker's read report, over every count (`worker_report.py`)."""
+        return by_worker(self.shard_counts)
 
     def __call__(self, files: Sequence[str], role: str) -> Flow:
         parts = shards(list(files), self.workers * SHARDS_PER_WORKER)
         answers = self._dask(parts, role) if self.engine == "dask" else self._ray(parts, role)
-        counted = sum(n for _, n, _ in answers)
-        problems = [p for _, _, found in answers for p in found]
+        self.shard_counts.extend(answers)
+        counted = sum(a.sessions for a in answers)
+        problems = [p for a in answers for p in a.problems]
         self.problems.extend(problems)
         if counted < len(files):
             shown = "; ".join(problems[:3]) or "the workers reported no problem reading them"
             raise ShardsUnread(f"the {self.engine} workers counted {counted} of the {len(files)} chosen "
                                f"{role} sessions, so nothing was written ({shown}); the workers must be able "
                                "to read the files: a shared folder or an object store they can reach")
-        return add_all([Flow.model_validate_json(t) for t, _, _ in answers])
+        return add_all([Flow.model_validate_json(a.flow_json) for a in answers])
 
-    def _dask(self, parts: list[list[str]], role: str) -> list[tuple[str, int, list[str]]]:
+    def _dask(self, parts: list[list[str]], role: str) -> list[ShardCount]:
+        client = self.dask_client()
+        manifest_json, features_json, constants = self.args
+        futures = [client.submit(_count_shard, part, manifest_json, features_json, constants, role,
+                                 self.options, pure=False) for part in parts]
+        return client.gather(futures)  # in shard order
+
+    def dask_client(self) -> Any:
+        """The Dask client, connecting to `address` or starting a local cluster the first time."""
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:
             raise StrettoError("--workers needs Dask: pip install 'stretto[dask]'") from exc
         if self._client is None:
+            started = time.perf_counter()
             if self.address:
                 self._client = Client(self.address)
             else:
-                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=":0")
-                self._client = Client(self._cluster)
-        manifest_json, features_json, constants = self.args
-        futures = [self._client.submit(_count_shard, part, manifest_json, features_json, constants, role,
-                                       self.options, pure=False) for part in parts]
-        return self._client.gather(futures)  # in shard order
+                import dask
 
-    def _ray(self, parts: list[list[str]], role: str) -> list[tuple[str, int, list[str]]]:
+                with dask.config.set({"distributed.worker.multiprocessing-method": start_method()}):
+                    self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                                 dashboard_address=":0")
+                self._client = Client(self._cluster)
+            self.start_s = time.perf_counter() - started
+        return self._client
+
+    def _ray(self, parts: list[list[str]], role: str) -> list[ShardCount]:
         try:
             import ray
         except ImportError as exc:
             raise StrettoError("--engine ray needs Ray: pip install ray") from exc
         if not ray.is_initialized():
+            started = time.perf_counter()
             ray.init(address=self.address, num_cpus=None if self.address else self.workers,
                      include_dashboard=False, log_to_driver=False)
+            self.start_s, self._started_ray = time.perf_counter() - started, True
         task = ray.remote(_count_shard)
         manifest_json, features_json, constants = self.args
         return ray.get([task.remote(part, manifest_json, features_json, constants, role, self.options)
@@ -123,3 +162,8 @@ class ClusterCounter:
         if self._cluster is not None:
             self._cluster.close()
         self._client = self._cluster = None
+        if self._started_ray:
+            import ray
+
+            ray.shutdown()
+            self._started_ray = False

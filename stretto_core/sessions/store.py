@@ -75,6 +75,8 @@ class ReadReport:
     skipped: list[tuple[int, str]] = field(default_factory=list)
     warnings: list[tuple[int, str]] = field(default_factory=list)
     """(line, what is out of order): read, but said (`order.py`)."""
+    bytes_read: int = 0
+    """The file's size as read (a cluster's workers report what they read, `flow/distributed.py`)."""
 
     def problems(self) -> list[str]:
         """One `file:line: reason` string per skipped line."""
@@ -97,6 +99,7 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
     except OSError as exc:
         raise InputError(str(p), f"cannot read: {exc.strerror or exc}") from exc
     with fh:
+        report.bytes_read = os.fstat(fh.fileno()).st_size
         for lineno, line in enumerate(fh, start=1):
             if not line or line.isspace():  # `not line.strip()`, without copying the line
                 continue
@@ -215,6 +218,10 @@ class LoadReport:
     unreadable: list[InputError] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     """One warning per file holding a session id an earlier file held (both are kept)."""
+    sessions_read: int = 0
+    """Sessions read through `shared.read_into` (what a worker of a cluster learn counted)."""
+    bytes_read: int = 0
+    """The bytes of the files those sessions came from."""
     _ids: SeenIds = field(default_factory=SeenIds, repr=False)
 
     @property
