@@ -12,7 +12,8 @@ by URL, `sessions/shared.py`) serves a cluster of several machines; only the fil
 to them and only the partial counts come back, with each worker's read report (the files,
 sessions and bytes it read, its CPU time, what it could not read: `worker_report.py`). A local
 Dask cluster forks its workers from this process (`start_method`), so they start with the code
-already imported. A count of fewer sessions than were chosen fails the learn
+already imported; a local Ray takes seconds to start, and shards are counted here meanwhile
+(`count_meanwhile.py`). A count of fewer sessions than were chosen fails the learn
 (`ShardsUnread`): a flow learned from what the workers happened to reach is no flow of the data.
 """
 
@@ -23,6 +24,7 @@ import time
 from typing import Any, Sequence
 
 from stretto_core.errors import StrettoError
+from stretto_core.flow.count_meanwhile import CountMeanwhile
 from stretto_core.flow.ir import Flow
 from stretto_core.flow.stream import add_all, count_files, shards
 from stretto_core.flow.worker_report import ShardCount, WorkerReport, by_worker, this_worker
@@ -146,13 +148,22 @@ class ClusterCounter:
             import ray
         except ImportError as exc:
             raise StrettoError("--engine ray needs Ray: pip install ray") from exc
-        if not ray.is_initialized():
-            started = time.perf_counter()
-            ray.init(address=self.address, num_cpus=None if self.address else self.workers,
-                     include_dashboard=False, log_to_driver=False)
-            self.start_s, self._started_ray = time.perf_counter() - started, True
-        task = ray.remote(_count_shard)
         manifest_json, features_json, constants = self.args
+        task = ray.remote(_count_shard)
+        if not ray.is_initialized():  # its start takes seconds: shards are counted here meanwhile
+            meanwhile = CountMeanwhile(parts, lambda part: _count_shard(part, manifest_json, features_json,
+                                                                        constants, role, self.options))
+            meanwhile.start()
+            started = time.perf_counter()
+            try:
+                ray.init(address=self.address, num_cpus=None if self.address else self.workers,
+                         include_dashboard=False, log_to_driver=False)
+                self.start_s, self._started_ray = time.perf_counter() - started, True
+            finally:
+                first = meanwhile.stop()
+            rest = [task.remote(part, manifest_json, features_json, constants, role, self.options)
+                    for part in parts[first:]]
+            return meanwhile.finish() + ray.get(rest)  # in shard order
         return ray.get([task.remote(part, manifest_json, features_json, constants, role, self.options)
                         for part in parts])
 
