@@ -9,7 +9,7 @@ copies of every session (new ids, the `learn_scale.py` trick) for each multiple,
 - plain: one process, no cluster (`stream.learn_chosen`, what `stretto learn` runs);
 - dask: a local cluster of 2 worker processes (`flow/distributed.py`);
 - ray: 2 Ray workers, run by `--ray-python` (a Python that imports ray; skipped when none does);
-- with `--before CHECKOUT`: dask by another checkout's code (the commit before, say), beside.
+- with `--before CHECKOUT`: dask (and ray) by another checkout's code (the commit before, say), beside.
 
 Each run's wall time is taken by this process around the child (interpreter start, imports and
 the cluster's start and stop included); the child says its cluster's start and stop apart, its
@@ -97,6 +97,8 @@ def ways(args: argparse.Namespace, here: Path) -> list[tuple[str, str, Path | No
     ray_python = args.ray_python or sys.executable
     if imports_ray(ray_python):
         out.append(("ray", ray_python, here))
+        if args.before is not None:
+            out.append(("ray-before", ray_python, args.before.resolve()))
     else:
         print(f"ray: not importable by {ray_python}; skipped (--ray-python names one that has it)")
     return out
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--multiples", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every way; the quickest of each is compared")
     parser.add_argument("--ray-python", help="a Python that imports ray and stretto (default: this one)")
-    parser.add_argument("--before", type=Path, help="another checkout: its dask learn beside this one's")
+    parser.add_argument("--before", type=Path, help="another checkout: its dask (and ray) learn beside this one's")
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="learn-distributed-"))
     try:
