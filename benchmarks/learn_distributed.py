@@ -20,6 +20,7 @@ figure. The flows are compared byte for byte with the plain one.
 
     python benchmarks/learn_distributed.py [--multiples 1 2 4 8 16] [--rounds 2] \
         [--ray-python /path/to/python-with-ray] [--before ../checkout-before]
+    python benchmarks/learn_distributed.py --starts 3   # a local cluster's start alone, spawned vs forked
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ if engine != "plain":
 flow = learn_chosen(chosen, counter=counter)
 save_flow(flow, out)
 stop = time.perf_counter()
-report = {"pass1_s": pass1, "sessions": flow.provenance.sources[0].sessions}
+import os, socket
+report = {"pass1_s": pass1, "sessions": flow.provenance.sources[0].sessions,
+          "client": f"{socket.gethostname()}:{os.getpid()}"}
 if counter is not None:
     counter.close()
     report["start_s"] = getattr(counter, "start_s", None)
@@ -83,6 +86,47 @@ def run(python: str, code_dir: Path | None, engine: str, folder: Path, out: Path
         raise SystemExit(f"{engine} learn failed:\n{done.stderr[-3000:]}")
     report = json.loads(done.stdout.strip().splitlines()[-1])
     return {"wall_s": wall, "load_before": load, **report}
+
+
+START = r"""
+import json, sys, time
+import dask
+from distributed import Client, LocalCluster
+import stretto_core.flow.distributed
+def cpu():
+    return time.process_time()
+if __name__ == "__main__":
+    started = time.perf_counter()
+    with dask.config.set({"distributed.worker.multiprocessing-method": sys.argv[1]}):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    client = Client(cluster)
+    up = time.perf_counter() - started
+    workers = list(client.scheduler_info()["workers"])
+    cpus = client.gather([client.submit(cpu, pure=False, workers=[w]) for w in workers])
+    client.close(); cluster.close()
+    print(json.dumps({"start_s": up, "worker_cpu_s": cpus}))
+"""
+
+
+def starts(rounds: int) -> dict[str, list[dict]]:
+    """A local cluster of 2 workers started spawned (Dask's default) and forked (stretto's on
+    Linux), in fresh processes taking turns: wall to start, each worker's CPU once started."""
+    out: dict[str, list[dict]] = {"spawn": [], "fork": []}
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "start_cluster.py"  # spawned workers re-import a main module from a file
+        script.write_text(START)
+        for _ in range(rounds):
+            for method in out:
+                done = subprocess.run([sys.executable, str(script), method], capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise SystemExit(done.stderr[-2000:])
+                out[method].append({"load_before": os.getloadavg()[0],
+                                    **json.loads(done.stdout.strip().splitlines()[-1])})
+    for method, runs in out.items():
+        print(f"local Dask cluster, 2 workers {method}ed: start " + ", ".join(f"{r['start_s']:.2f}" for r in runs)
+              + " s; worker CPU once up " + ", ".join("/".join(f"{c:.2f}" for c in r["worker_cpu_s"]) for r in runs)
+              + " s (load " + ", ".join(f"{r['load_before']:.1f}" for r in runs) + ")")
+    return out
 
 
 def imports_ray(python: str) -> bool:
@@ -125,6 +169,13 @@ def measure(args: argparse.Namespace, tmp: Path, base: Path) -> list[dict]:
     return rows
 
 
+def cpu_path(r: dict) -> float:
+    """The CPU on the learn's critical path: this process's own, and the busiest worker's (the
+    workers count side by side); what the wall would be on idle cores, cluster processes aside."""
+    workers = [w["cpu_s"] for w in r.get("workers", []) if w["worker"] != r.get("client")]
+    return r["client_cpu_s"] + max(workers, default=0.0)
+
+
 def print_row(row: dict) -> None:
     best = row["best"]
     plain = best["plain"]["wall_s"]
@@ -133,7 +184,8 @@ def print_row(row: dict) -> None:
         start = f", start {r['start_s']:.1f}" if r.get("start_s") else ""
         ratio = "" if name == "plain" else f" ×{plain / r['wall_s']:.2f}"
         same = "" if name == "plain" else (" same" if r["same_bytes"] else " DIFFERENT BYTES")
-        cells.append(f"{name} {r['wall_s']:.1f} s{start}{ratio}{same} (load {r['load_before']:.1f})")
+        cells.append(f"{name} {r['wall_s']:.1f} s{start}{ratio}{same} (CPU path {cpu_path(r):.1f} s, "
+                     f"load {r['load_before']:.1f})")
     print(f"{row['multiple']:>2}× {row['train_sessions']:>5} sessions: " + "; ".join(cells), flush=True)
     for name, r in best.items():
         for w in r.get("workers", []):
@@ -148,7 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every way; the quickest of each is compared")
     parser.add_argument("--ray-python", help="a Python that imports ray and stretto (default: this one)")
     parser.add_argument("--before", type=Path, help="another checkout: its dask (and ray) learn beside this one's")
+    parser.add_argument("--starts", type=int, metavar="ROUNDS",
+                        help="only time a local Dask cluster's start, spawned and forked, over ROUNDS rounds")
     args = parser.parse_args(argv)
+    if args.starts:
+        write_summary(args.out, {"starts": starts(args.starts), "cores": os.cpu_count()})
+        return 0
     tmp = Path(tempfile.mkdtemp(prefix="learn-distributed-"))
     try:
         base = tmp / "sessions"

@@ -87,8 +87,8 @@ class ClusterCounter:
         self.engine = engine
         self.args = (manifest.model_dump_json(), features.model_dump_json() if features else None, constants)
         self.options = options
-        self._client = None
-        self._cluster = None
+        self._client: Any = None
+        self._cluster: Any = None
         self.address = address
         self.problems: list[str] = []
         """What the workers could not read (each `file[:line]: reason`), over every count."""
