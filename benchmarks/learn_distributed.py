@@ -150,7 +150,7 @@ def ways(args: argparse.Namespace, here: Path) -> list[tuple[str, str, Path | No
 
 def measure(args: argparse.Namespace, tmp: Path, base: Path) -> list[dict]:
     here = Path(__file__).resolve().parents[1]
-    chosen_ways = ways(args, here)
+    chosen_ways = [w for w in ways(args, here) if not args.ways or w[0] in args.ways or w[0] == "plain"]
     rows = []
     for k in args.multiples:
         folder = tmp / f"x{k}"
@@ -176,13 +176,19 @@ def cpu_path(r: dict) -> float:
     return r["client_cpu_s"] + max(workers, default=0.0)
 
 
+def round_ratios(row: dict, name: str) -> str:
+    """Each round's plain wall over this way's wall in the same round (run one after the other)."""
+    pairs = zip(row["rounds"]["plain"], row["rounds"][name])
+    return " ".join(f"×{p['wall_s'] / r['wall_s']:.2f}" for p, r in pairs)
+
+
 def print_row(row: dict) -> None:
     best = row["best"]
     plain = best["plain"]["wall_s"]
     cells = []
     for name, r in best.items():
         start = f", start {r['start_s']:.1f}" if r.get("start_s") else ""
-        ratio = "" if name == "plain" else f" ×{plain / r['wall_s']:.2f}"
+        ratio = "" if name == "plain" else f" ×{plain / r['wall_s']:.2f} (rounds: {round_ratios(row, name)})"
         same = "" if name == "plain" else (" same" if r["same_bytes"] else " DIFFERENT BYTES")
         cells.append(f"{name} {r['wall_s']:.1f} s{start}{ratio}{same} (CPU path {cpu_path(r):.1f} s, "
                      f"load {r['load_before']:.1f})")
@@ -199,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--multiples", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every way; the quickest of each is compared")
     parser.add_argument("--ray-python", help="a Python that imports ray and stretto (default: this one)")
+    parser.add_argument("--ways", nargs="+", help="only these ways (plain is always run)")
     parser.add_argument("--before", type=Path, help="another checkout: its dask (and ray) learn beside this one's")
     parser.add_argument("--starts", type=int, metavar="ROUNDS",
                         help="only time a local Dask cluster's start, spawned and forked, over ROUNDS rounds")
