@@ -99,3 +99,24 @@ def test_a_session_read_from_a_store_by_url_counts_its_bytes(tmp_path: Path) -> 
     report = LoadReport()
     assert read_into(report, "memory://h35c-bytes/one.jsonl") is not None
     assert (report.sessions_read, report.bytes_read) == (1, path.stat().st_size)
+
+
+def test_a_sessions_fingerprint_does_not_hang_on_the_file_read_before_it(tmp_path: Path) -> None:
+    from stretto_core.sessions.fingerprint import session_fingerprint
+    from stretto_core.sessions.shared import session_at
+
+    first = write_session(_session(1), tmp_path / "a")
+    second = write_session(_session(2), tmp_path / "b")
+    for path, args in ((first, {"order_id": "string", "reason": "string"}),
+                       (second, {"reason": "string", "order_id": "string"})):  # equal, but in another order
+        header, rest = path.read_text(encoding="utf-8").split("\n", 1)
+        head = json.loads(header)
+        head["manifest"]["tools"]["refund"]["contract"] = {"args": args}
+        path.write_text(json.dumps(head) + "\n" + rest, encoding="utf-8")
+    session_at(str(first))  # its manifest, in the first order, read just before
+    after_first = session_at(str(second))
+    after_itself = session_at(str(second))
+    refund = after_first.header.manifest.tools["refund"] if after_first.header.manifest else None
+    assert refund is not None and refund.contract is not None
+    assert list(refund.contract.args) == ["reason", "order_id"]  # as its file writes it
+    assert session_fingerprint(after_first) == session_fingerprint(after_itself)

@@ -35,6 +35,10 @@ from stretto_core.sessions.store import LoadReport
 
 SHARDS_PER_WORKER = 4
 """Each worker gets about this many shards, so a slow shard does not hold the others up."""
+MEANWHILE_SHARDS_PER_WORKER = 16
+"""Shards a worker when some are counted here while a Ray starts: smaller, so the one this process
+has in hand when the cluster is up does not end long after the workers' (a shard costs no
+measurable CPU of its own: 8 shards of τ² 4× counted in 5.04-5.19 s, at once 5.16-5.20)."""
 
 ENGINES = ("dask", "ray")
 
@@ -57,8 +61,9 @@ def _count_shard(files: list[str], manifest_json: str, features_json: str | None
 
 def start_method() -> str:
     """How a local Dask cluster starts its workers: forked from this process on Linux, so each
-    begins with stretto and Dask imported (0.05 s of CPU a worker, against 0.7-0.8 s spawned, and
-    a cluster up in 0.3 s instead of 2-3 s on 2 cores: `benchmarks/learn_distributed.py`); spawned
+    begins with stretto and Dask imported (0.05 s of CPU a worker, against 0.7-1.0 s spawned, and
+    a cluster of 2 up in 0.15 s instead of 0.9-1.1 s on 2 quiet cores, 2-3 s under load:
+    `benchmarks/learn_distributed.py --starts 3`); spawned
     elsewhere (macOS forks unsafely once threads run). The fork happens on the cluster's event
     loop thread while this one waits, holding no lock of stretto's."""
     return "fork" if sys.platform.startswith("linux") else "spawn"
@@ -103,7 +108,8 @@ class ClusterCounter:
         return by_worker(self.shard_counts)
 
     def __call__(self, files: Sequence[str], role: str) -> Flow:
-        parts = shards(list(files), self.workers * SHARDS_PER_WORKER)
+        per_worker = MEANWHILE_SHARDS_PER_WORKER if self._counts_meanwhile() else SHARDS_PER_WORKER
+        parts = shards(list(files), self.workers * per_worker)
         answers = self._dask(parts, role) if self.engine == "dask" else self._ray(parts, role)
         self.shard_counts.extend(answers)
         counted = sum(a.sessions for a in answers)
@@ -115,6 +121,16 @@ class ClusterCounter:
                                f"{role} sessions, so nothing was written ({shown}); the workers must be able "
                                "to read the files: a shared folder or an object store they can reach")
         return add_all([Flow.model_validate_json(a.flow_json) for a in answers])
+
+    def _counts_meanwhile(self) -> bool:
+        """Whether this count starts a Ray, and so counts shards here while it starts."""
+        if self.engine != "ray":
+            return False
+        try:
+            import ray
+        except ImportError:
+            return False
+        return not ray.is_initialized()
 
     def _dask(self, parts: list[list[str]], role: str) -> list[ShardCount]:
         client = self.dask_client()
