@@ -71,16 +71,44 @@ def test_the_counter_returns_each_workers_report_adding_to_every_byte_read(tmp_p
     assert sum(r.shards for r in reports) == 8  # SHARDS_PER_WORKER shards a worker
 
 
-def test_a_local_clusters_workers_are_forked_from_this_process_with_its_code_imported() -> None:
+FORKED = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import test_learn_workers as here
+from stretto_core.flow.distributed import cluster_counter
+here.MARK[0] = "set in this process after import"
+counter = cluster_counter(here.MANIFEST, workers=1)
+try:
+    print(counter.dask_client().submit(here._mark, pure=False).result())
+finally:
+    counter.close()
+"""
+
+
+def test_a_one_thread_process_forks_its_workers_with_its_code_imported() -> None:
     pytest.importorskip("distributed")
-    MARK[0] = "set in this process after import"
-    counter = cluster_counter(MANIFEST, workers=1)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", FORKED, str(Path(__file__).parent)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "set in this process after import"
+
+
+def test_a_process_running_other_threads_spawns_them() -> None:
+    import threading
+
+    from stretto_core.flow.distributed import start_method
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
     try:
-        seen = counter.dask_client().submit(_mark, pure=False).result()
+        assert start_method() == "spawn"  # another thread may hold a lock the fork would copy
     finally:
-        counter.close()
-        MARK[0] = "as imported"
-    assert seen == "set in this process after import"
+        stop.set()
+        other.join()
 
 
 def test_reports_of_one_workers_shards_add_up() -> None:

@@ -20,6 +20,7 @@ already imported; a local Ray takes seconds to start, and shards are counted her
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any, Sequence
 
@@ -63,10 +64,12 @@ def start_method() -> str:
     """How a local Dask cluster starts its workers: forked from this process on Linux, so each
     begins with stretto and Dask imported (0.05 s of CPU a worker, against 0.7-1.0 s spawned, and
     a cluster of 2 up in 0.15 s instead of 0.9-1.1 s on 2 quiet cores, 2-3 s under load:
-    `benchmarks/learn_distributed.py --starts 3`); spawned
-    elsewhere (macOS forks unsafely once threads run). The fork happens on the cluster's event
-    loop thread while this one waits, holding no lock of stretto's."""
-    return "fork" if sys.platform.startswith("linux") else "spawn"
+    `benchmarks/learn_distributed.py --starts 3`). Only a process running one thread is forked
+    (`stretto learn`'s): a thread of someone else's holding a lock at the fork (a recorder's
+    flush, a write to stderr) would leave the worker waiting on it forever, as a test process that
+    had run a hundred other tests once did. Spawned otherwise, and off Linux (macOS forks unsafely)."""
+    alone = threading.active_count() == 1
+    return "fork" if sys.platform.startswith("linux") and alone else "spawn"
 
 
 class ShardsUnread(StrettoError):
