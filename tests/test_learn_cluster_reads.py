@@ -12,6 +12,7 @@ import pytest
 from stretto_core import ToolManifest
 from stretto_core.cli import main
 from stretto_core.flow.distributed import _count_shard
+from stretto_core.learn.bindings.model import DEFAULT_OPTIONS
 from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
 from stretto_core.sessions.store import write_session
 
@@ -31,15 +32,17 @@ def _session(i: int) -> Session:
 
 def test_a_workers_read_report_names_what_it_could_not_read(tmp_path: Path) -> None:
     good = write_session(_session(1), tmp_path)
-    flow_json, counted, problems = _count_shard([str(good), str(tmp_path / "gone.jsonl")],
-                                                MANIFEST.model_dump_json(), None, False, "data",
-                                                __import__("stretto_core.learn.bindings.model",
-                                                           fromlist=["DEFAULT_OPTIONS"]).DEFAULT_OPTIONS)
-    assert counted == 1 and len(problems) == 1 and "gone.jsonl" in problems[0]
+    shard = _count_shard([str(good), str(tmp_path / "gone.jsonl")], MANIFEST.model_dump_json(), None, False,
+                         "data", DEFAULT_OPTIONS)
+    assert shard.sessions == 1 and len(shard.problems) == 1 and "gone.jsonl" in shard.problems[0]
+    assert shard.files == 2 and shard.bytes_read == good.stat().st_size
 
 
-def test_workers_that_cannot_read_a_memory_store_fail_the_learn(tmp_path: Path, capsys: Any) -> None:
+def test_workers_that_cannot_read_a_memory_store_fail_the_learn(tmp_path: Path, capsys: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("distributed")
+    # spawned, like workers on other machines: a forked worker would start with a copy of this store
+    monkeypatch.setattr("stretto_core.flow.distributed.start_method", lambda: "spawn")
     fsspec = pytest.importorskip("fsspec")
     fs = fsspec.filesystem("memory")
     for i in range(4):

@@ -9,18 +9,26 @@ given). Both are optional: `pip install 'stretto[dask]'`.
 
 Workers read the files themselves, so a shared store (a network file system, an object store
 by URL, `sessions/shared.py`) serves a cluster of several machines; only the file names travel
-to them and only the partial counts come back, with each worker's read report (the sessions it
-counted, what it could not read). A count of fewer sessions than were chosen fails the learn
+to them and only the partial counts come back, with each worker's read report (the files,
+sessions and bytes it read, its CPU time, what it could not read: `worker_report.py`). A local
+Dask cluster forks its workers from this process (`start_method`), so they start with the code
+already imported; a local Ray takes seconds to start, and shards are counted here meanwhile
+(`count_meanwhile.py`). A count of fewer sessions than were chosen fails the learn
 (`ShardsUnread`): a flow learned from what the workers happened to reach is no flow of the data.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import sys
+import threading
+import time
+from typing import Any, Sequence
 
 from stretto_core.errors import StrettoError
+from stretto_core.flow.count_meanwhile import CountMeanwhile
 from stretto_core.flow.ir import Flow
 from stretto_core.flow.stream import add_all, count_files, shards
+from stretto_core.flow.worker_report import ShardCount, WorkerReport, by_worker, this_worker
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions
 from stretto_core.learn.result_fields import FeatureMap
 from stretto_core.sessions.manifest import ToolManifest
@@ -28,21 +36,40 @@ from stretto_core.sessions.store import LoadReport
 
 SHARDS_PER_WORKER = 4
 """Each worker gets about this many shards, so a slow shard does not hold the others up."""
+MEANWHILE_SHARDS_PER_WORKER = 16
+"""Shards a worker when some are counted here while a Ray starts: smaller, so the one this process
+has in hand when the cluster is up does not end long after the workers' (a shard costs no
+measurable CPU of its own: 8 shards of τ² 4× counted in 5.04-5.19 s, at once 5.16-5.20)."""
 
 ENGINES = ("dask", "ray")
 
 
 def _count_shard(files: list[str], manifest_json: str, features_json: str | None, constants: bool,
-                 role: str, options: BindingOptions) -> tuple[str, int, list[str]]:
-    """One shard's partial counts, as the flow's JSON, with its read report: the sessions it
-    counted and every problem reading its files (what a worker runs)."""
+                 role: str, options: BindingOptions) -> ShardCount:
+    """One shard's partial counts, as the flow's JSON, with its read report: the worker, the files,
+    sessions and bytes it read, its CPU time, and every problem reading its files (what a worker runs)."""
+    cpu = time.process_time()
     manifest = ToolManifest.model_validate_json(manifest_json)
     features = FeatureMap.model_validate_json(features_json) if features_json else None
     report = LoadReport()
     flow = count_files(files, manifest, features=features, constants=constants, role=role,
                        binding_options=options, report=report, progress=False)
     counted = flow.provenance.sources[0].sessions if flow.provenance.sources else 0
-    return flow.model_dump_json(exclude_none=True), counted, report.problems()
+    flow_json = flow.model_dump_json(exclude_none=True)
+    return ShardCount(flow_json, this_worker(), len(files), counted, report.bytes_read,
+                      time.process_time() - cpu, report.problems())
+
+
+def start_method() -> str:
+    """How a local Dask cluster starts its workers: forked from this process on Linux, so each
+    begins with stretto and Dask imported (0.05 s of CPU a worker, against 0.7-1.0 s spawned, and
+    a cluster of 2 up in 0.15 s instead of 0.9-1.1 s on 2 quiet cores, 2-3 s under load:
+    `benchmarks/learn_distributed.py --starts 3`). Only a process running one thread is forked
+    (`stretto learn`'s): a thread of someone else's holding a lock at the fork (a recorder's
+    flush, a write to stderr) would leave the worker waiting on it forever, as a test process that
+    had run a hundred other tests once did. Spawned otherwise, and off Linux (macOS forks unsafely)."""
+    alone = threading.active_count() == 1
+    return "fork" if sys.platform.startswith("linux") and alone else "spawn"
 
 
 class ShardsUnread(StrettoError):
@@ -68,52 +95,94 @@ class ClusterCounter:
         self.engine = engine
         self.args = (manifest.model_dump_json(), features.model_dump_json() if features else None, constants)
         self.options = options
-        self._client = None
-        self._cluster = None
+        self._client: Any = None
+        self._cluster: Any = None
         self.address = address
         self.problems: list[str] = []
         """What the workers could not read (each `file[:line]: reason`), over every count."""
+        self.shard_counts: list[ShardCount] = []
+        self.start_s = 0.0
+        """Wall seconds the cluster took to start (or to connect to), 0 before."""
+        self._started_ray = False
+
+    @property
+    def reports(self) -> list[WorkerReport]:
+        """Each worker's read report, over every count (`worker_report.py`)."""
+        return by_worker(self.shard_counts)
 
     def __call__(self, files: Sequence[str], role: str) -> Flow:
-        parts = shards(list(files), self.workers * SHARDS_PER_WORKER)
+        per_worker = MEANWHILE_SHARDS_PER_WORKER if self._counts_meanwhile() else SHARDS_PER_WORKER
+        parts = shards(list(files), self.workers * per_worker)
         answers = self._dask(parts, role) if self.engine == "dask" else self._ray(parts, role)
-        counted = sum(n for _, n, _ in answers)
-        problems = [p for _, _, found in answers for p in found]
+        self.shard_counts.extend(answers)
+        counted = sum(a.sessions for a in answers)
+        problems = [p for a in answers for p in a.problems]
         self.problems.extend(problems)
         if counted < len(files):
             shown = "; ".join(problems[:3]) or "the workers reported no problem reading them"
             raise ShardsUnread(f"the {self.engine} workers counted {counted} of the {len(files)} chosen "
                                f"{role} sessions, so nothing was written ({shown}); the workers must be able "
                                "to read the files: a shared folder or an object store they can reach")
-        return add_all([Flow.model_validate_json(t) for t, _, _ in answers])
+        return add_all([Flow.model_validate_json(a.flow_json) for a in answers])
 
-    def _dask(self, parts: list[list[str]], role: str) -> list[tuple[str, int, list[str]]]:
+    def _counts_meanwhile(self) -> bool:
+        """Whether this count starts a Ray, and so counts shards here while it starts."""
+        if self.engine != "ray":
+            return False
+        try:
+            import ray
+        except ImportError:
+            return False
+        return not ray.is_initialized()
+
+    def _dask(self, parts: list[list[str]], role: str) -> list[ShardCount]:
+        client = self.dask_client()
+        manifest_json, features_json, constants = self.args
+        futures = [client.submit(_count_shard, part, manifest_json, features_json, constants, role,
+                                 self.options, pure=False) for part in parts]
+        return client.gather(futures)  # in shard order
+
+    def dask_client(self) -> Any:
+        """The Dask client, connecting to `address` or starting a local cluster the first time."""
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:
             raise StrettoError("--workers needs Dask: pip install 'stretto[dask]'") from exc
         if self._client is None:
+            started = time.perf_counter()
             if self.address:
                 self._client = Client(self.address)
             else:
-                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=":0")
-                self._client = Client(self._cluster)
-        manifest_json, features_json, constants = self.args
-        futures = [self._client.submit(_count_shard, part, manifest_json, features_json, constants, role,
-                                       self.options, pure=False) for part in parts]
-        return self._client.gather(futures)  # in shard order
+                import dask
 
-    def _ray(self, parts: list[list[str]], role: str) -> list[tuple[str, int, list[str]]]:
+                with dask.config.set({"distributed.worker.multiprocessing-method": start_method()}):
+                    self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                                 dashboard_address=":0")
+                self._client = Client(self._cluster)
+            self.start_s = time.perf_counter() - started
+        return self._client
+
+    def _ray(self, parts: list[list[str]], role: str) -> list[ShardCount]:
         try:
             import ray
         except ImportError as exc:
             raise StrettoError("--engine ray needs Ray: pip install ray") from exc
-        if not ray.is_initialized():
-            ray.init(address=self.address, num_cpus=None if self.address else self.workers,
-                     include_dashboard=False, log_to_driver=False)
-        task = ray.remote(_count_shard)
         manifest_json, features_json, constants = self.args
+        task = ray.remote(_count_shard)
+        if not ray.is_initialized():  # its start takes seconds: shards are counted here meanwhile
+            meanwhile = CountMeanwhile(parts, lambda part: _count_shard(part, manifest_json, features_json,
+                                                                        constants, role, self.options))
+            meanwhile.start()
+            started = time.perf_counter()
+            try:
+                ray.init(address=self.address, num_cpus=None if self.address else self.workers,
+                         include_dashboard=False, log_to_driver=False)
+                self.start_s, self._started_ray = time.perf_counter() - started, True
+            finally:
+                first = meanwhile.stop()
+            rest = [task.remote(part, manifest_json, features_json, constants, role, self.options)
+                    for part in parts[first:]]
+            return meanwhile.finish() + ray.get(rest)  # in shard order
         return ray.get([task.remote(part, manifest_json, features_json, constants, role, self.options)
                         for part in parts])
 
@@ -123,3 +192,8 @@ class ClusterCounter:
         if self._cluster is not None:
             self._cluster.close()
         self._client = self._cluster = None
+        if self._started_ray:
+            import ray
+
+            ray.shutdown()
+            self._started_ray = False

@@ -80,7 +80,9 @@ def session_at(location: str, report: ReadReport | None = None) -> Session:
     events: list[Event] = []
     try:
         with fs.open(path, "rt", encoding="utf-8", errors="replace") as fh:
+            chars = 0
             for lineno, line in enumerate(fh, start=1):
+                chars += len(line)
                 if not line.strip():
                     continue
                 if header is None:
@@ -89,6 +91,8 @@ def session_at(location: str, report: ReadReport | None = None) -> Session:
                 event = _parse_event_line(line, lineno, report)
                 if event is not None:
                     events.append(event)
+            size = getattr(getattr(fh, "buffer", None), "size", None)
+            report.bytes_read = size if isinstance(size, int) else chars  # the store's size, else what was read
     except OSError as exc:
         raise InputError(location, f"cannot read: {exc}") from exc
     if header is None:
@@ -106,6 +110,8 @@ def read_into(report: LoadReport, location: str) -> Session | None:
         return None
     if file_report.skipped:
         report.files.append(file_report)
+    report.sessions_read += 1
+    report.bytes_read += file_report.bytes_read
     return session
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from stretto_core.errors import InputError, snippet
 from stretto_core.paths import stretto_home
@@ -75,6 +76,8 @@ class ReadReport:
     skipped: list[tuple[int, str]] = field(default_factory=list)
     warnings: list[tuple[int, str]] = field(default_factory=list)
     """(line, what is out of order): read, but said (`order.py`)."""
+    bytes_read: int = 0
+    """The file's size as read (a cluster's workers report what they read, `flow/distributed.py`)."""
 
     def problems(self) -> list[str]:
         """One `file:line: reason` string per skipped line."""
@@ -97,6 +100,7 @@ def read_session(path: str | Path, report: ReadReport | None = None) -> Session:
     except OSError as exc:
         raise InputError(str(p), f"cannot read: {exc.strerror or exc}") from exc
     with fh:
+        report.bytes_read = os.fstat(fh.fileno()).st_size
         for lineno, line in enumerate(fh, start=1):
             if not line or line.isspace():  # `not line.strip()`, without copying the line
                 continue
@@ -137,21 +141,26 @@ def _parse_header(path: Path, lineno: int, line: str) -> SessionHeader:
     if may_nest(line, MAX_LINE_DEPTH) and deeper_than(data, MAX_LINE_DEPTH):
         raise InputError(str(path), f"the session header nests deeper than {MAX_LINE_DEPTH} levels", lineno)
     raw = data.get("manifest")
+    raw_json = to_json(raw) if type(raw) is dict else None  # as written: the order of its keys too
     last = _last_manifest
-    if last is not None and type(raw) is dict and last[0] == raw:
+    if last is not None and raw_json is not None and last[0] == raw_json:
         data = {**data, "manifest": last[1]}  # the manifest just read: its model, not validated again
     try:
         header = SessionHeader.model_validate(data)
     except ValidationError as exc:
         raise InputError(str(path), f"invalid session header: {_first_error(exc)}", lineno) from exc
-    if type(raw) is dict and header.manifest is not None:
-        _last_manifest = (raw, header.manifest)
+    if raw_json is not None and header.manifest is not None:
+        _last_manifest = (raw_json, header.manifest)
     return header
 
 
-_last_manifest: tuple[dict, ToolManifest] | None = None
-"""The manifest of the header read last, as read and as validated: the sessions of one app carry
-the same manifest, validated once for a run of them, not once per file (models are never changed)."""
+_last_manifest: tuple[bytes, ToolManifest] | None = None
+"""The manifest of the header read last, as written (JSON) and as validated: the sessions of one
+app carry the same manifest, validated once for a run of them, not once per file (models are
+never changed). Compared as written, not as equal dicts: two manifests equal but for the order
+of their keys are kept apart, or a session's fingerprint (its JSON as read) would depend on the
+file read before it, and a learn in shards on a cluster, whose order is the scheduler's, would
+name other sessions than a learn in one process (issue 30, goal 6)."""
 
 
 def _parse_event_line(line: str, lineno: int, report: ReadReport) -> Event | None:
@@ -215,6 +224,10 @@ class LoadReport:
     unreadable: list[InputError] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     """One warning per file holding a session id an earlier file held (both are kept)."""
+    sessions_read: int = 0
+    """Sessions read through `shared.read_into` (what a worker of a cluster learn counted)."""
+    bytes_read: int = 0
+    """The bytes of the files those sessions came from."""
     _ids: SeenIds = field(default_factory=SeenIds, repr=False)
 
     @property

@@ -187,6 +187,8 @@ def _learn_streamed(paths: List[str], prior: List[str], prior_weight: Optional[f
     finally:
         if counter is not None:
             counter.close()
+            for worker in counter.reports:  # each worker's read report (worker_report.py)
+                typer.echo(f"read on {worker.line()}")
             for problem in counter.problems[:20]:
                 typer.echo(f"skipped on a worker: {problem}", err=True)
     _report(chosen.report)
