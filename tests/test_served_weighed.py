@@ -46,6 +46,7 @@ def test_a_missed_use_at_a_site_where_the_test_caught_one_is_taught_under_weighe
     session = served(1)
     assert "stretto-2" not in taught_calls(teaching_view(session, "said"))
     assert "stretto-2" in taught_calls(teaching_view(session, "weighed"))  # recall 0.5: one caught stands for two
+    assert "stretto-2" in taught_calls(teaching_view(session))  # the default rule
 
 
 def test_a_chained_lookup_at_a_site_where_the_test_caught_nothing_is_never_taught() -> None:
@@ -70,6 +71,13 @@ def test_the_missed_share_makes_a_site_taught_its_caught_uses_over_the_recall() 
     assert abs(used_share(caught=2, missed=10, recall_share=0.8) - 0.05) < 1e-12
     assert used_share(caught=3, missed=1, recall_share=0.1) == 1.0  # never more than all of them
     assert used_share(caught=0, missed=5, recall_share=0.5) == 0.0
+
+
+def test_one_catch_among_many_lookups_of_a_site_may_be_a_stray_detour_and_teaches_no_more() -> None:
+    assert used_share(caught=1, missed=19, recall_share=0.5, false_share=0.05) == 0.0
+    # 8 lookups, 2 caught: (2 − 0.05·8) / (0.5 − 0.05) ≈ 3.56 uses, so 1.56 of the 6 uncaught
+    assert abs(used_share(caught=2, missed=6, recall_share=0.5, false_share=0.05) - (1.6 / 0.45 - 2) / 6) < 1e-12
+    assert used_share(caught=1, missed=1, recall_share=0.5, false_share=0.05) == 1.0
 
 
 def test_about_the_missed_share_of_a_site_is_drawn() -> None:

@@ -34,16 +34,21 @@ class Recall:
     caught: int = 0
 
 
-def used_share(caught: int, missed: int, recall_share: float) -> float:
+def used_share(caught: int, missed: int, recall_share: float, false_share: float = 0.0) -> float:
     """The share of a site's `missed` lookups to teach as used so that, with its `caught` ones,
-    the site is taught caught / r uses (r = `recall_share`, the test's recall)."""
+    the site is taught the uses they stand for: u·n of n = caught + missed lookups, where the test
+    catches a used one with chance r (`recall_share`) and an unused one with chance f
+    (`false_share`), so caught ≈ n·(u·r + (1 − u)·f) and u·n ≈ (caught − f·n) / (r − f)."""
     if missed <= 0 or caught <= 0:
         return 0.0
     r = min(max(recall_share, 1e-6), 1.0)
-    return min(1.0, caught * (1.0 - r) / r / missed)
+    f = min(max(false_share, 0.0), r / 2)
+    uses = (caught - f * (caught + missed)) / (r - f)
+    return min(1.0, max(0.0, (uses - caught) / missed))
 
 
-def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], recall_share: float) -> set[str]:
+def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], recall_share: float,
+                  false_share: float = 0.0) -> set[str]:
     """Of the `shown` lookups the test did not catch (`caught`: the call ids it did), those taught
     as used: at each (tool, site), `used_share` of them, each by its own fixed draw."""
     groups: dict[tuple[str, str | None], list[Lookup]] = {}
@@ -56,7 +61,7 @@ def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], re
             groups.setdefault(key, []).append(lk)
     out: set[str] = set()
     for key, missed in groups.items():
-        share = used_share(hits.get(key, 0), len(missed), recall_share)
+        share = used_share(hits.get(key, 0), len(missed), recall_share, false_share)
         out |= {lk.call_id for lk in missed if _draw(session_id, lk.call_id) < share}
     return out
 
