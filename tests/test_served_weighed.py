@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 
 from shop_sessions import MANIFEST
-from stretto_core.learn.evidence_recall import call_as_lookup, drawn_as_used, recall, used_share
+from stretto_core.learn.evidence_recall import call_as_lookup, recall
+from stretto_core.learn.missed_uses import drawn_as_used, used_share
 from stretto_core.learn.served import teaching_view
 from stretto_core.sessions.model import LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult, UserMessage
 

@@ -1,5 +1,4 @@
-"""How often the evidence test of a served lookup catches a read the agent really used, and the
-uses it missed taught anyway.
+"""How often the evidence test of a served lookup catches a read the agent really used.
 
 A served lookup is taught as the agent's call only with evidence of use (`served.py`: a value it
 was the first to show turns up in the agent's later calls or text). The test misses reads whose
@@ -9,19 +8,16 @@ there. The test's recall can be measured where the answer is known: on the agent
 calls, each put in a lookup's place (`call_as_lookup`, what the session would have held had
 stretto answered it) and tested as a served lookup is (`recall`).
 
-Where the test caught n lookups at a site and its recall is r, the site stands for about n/r
-uses: `drawn_as_used` teaches that many, adding to the n caught ones a share (`used_share`) of
-the site's uncaught lookups, each by a draw fixed by a hash of the session and the lookup (so a
-session is taught the same every time, counts stay integers and merges stay exact). A site where
-the test caught none (a chained lookup the agent never reads) is taught none.
+`benchmarks/evidence_recall.py` prints it; the `weighed` rule takes it (`missed_uses.py`).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable
 
+from stretto_core.learn.first_source import first_shown
+from stretto_core.learn.served import shows_use
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
 
@@ -32,44 +28,6 @@ class Recall:
 
     tested: int = 0
     caught: int = 0
-
-
-def used_share(caught: int, missed: int, recall_share: float, false_share: float = 0.0) -> float:
-    """The share of a site's `missed` lookups to teach as used so that, with its `caught` ones,
-    the site is taught the uses they stand for: u·n of n = caught + missed lookups, where the test
-    catches a used one with chance r (`recall_share`) and an unused one with chance f
-    (`false_share`), so caught ≈ n·(u·r + (1 − u)·f) and u·n ≈ (caught − f·n) / (r − f)."""
-    if missed <= 0 or caught <= 0:
-        return 0.0
-    r = min(max(recall_share, 1e-6), 1.0)
-    f = min(max(false_share, 0.0), r / 2)
-    uses = (caught - f * (caught + missed)) / (r - f)
-    return min(1.0, max(0.0, (uses - caught) / missed))
-
-
-def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], recall_share: float,
-                  false_share: float = 0.0) -> set[str]:
-    """Of the `shown` lookups the test did not catch (`caught`: the call ids it did), those taught
-    as used: at each (tool, site), `used_share` of them, each by its own fixed draw."""
-    groups: dict[tuple[str, str | None], list[Lookup]] = {}
-    hits: dict[tuple[str, str | None], int] = {}
-    for lk in shown:
-        key = (lk.tool, lk.site)
-        if lk.call_id in caught:
-            hits[key] = hits.get(key, 0) + 1
-        else:
-            groups.setdefault(key, []).append(lk)
-    out: set[str] = set()
-    for key, missed in groups.items():
-        share = used_share(hits.get(key, 0), len(missed), recall_share, false_share)
-        out |= {lk.call_id for lk in missed if _draw(session_id, lk.call_id) < share}
-    return out
-
-
-def _draw(session_id: str, call_id: str) -> float:
-    """A number in [0, 1) fixed by the session and the lookup."""
-    digest = hashlib.sha256(f"{session_id}\0{call_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2.0 ** 64
 
 
 def call_as_lookup(session: Session, call_id: str) -> Session:
@@ -94,9 +52,6 @@ def call_as_lookup(session: Session, call_id: str) -> Session:
 def recall(sessions: Iterable[Session], manifest: ToolManifest, said: bool = True) -> dict[str, Recall]:
     """Per read tool, how many of the agent's own calls of it (errors left out) the evidence test
     would have caught had a lookup answered them (`said`: the agent's text counts, as in `said`)."""
-    from stretto_core.learn.first_source import first_shown
-    from stretto_core.learn.served import shows_use
-
     out: dict[str, Recall] = {}
     for session in sessions:
         for call_id, tool in _read_calls(session, manifest):

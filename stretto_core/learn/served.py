@@ -21,7 +21,7 @@ learn again, round after round) on the train split:
 - `weighed`  as `said`, and the uses the test missed are taught too: at each (tool, site) of a
              session where it caught n lookups, it misses about n·(1 − r)/r more (r = `RECALL`),
              so that many of the site's uncaught lookups, drawn by a hash of the session and
-             the lookup, are taught as the agent's calls (`evidence_recall.drawn_as_used`); a
+             the lookup, are taught as the agent's calls (`missed_uses.drawn_as_used`); a
              site where it caught none (a chained lookup the agent never reads) teaches none.
 
 Evidence must be a value only this lookup showed: counting values any result repeats (the user's
@@ -43,7 +43,7 @@ from typing import Iterable, Iterator
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
-from stretto_core.learn.evidence_recall import drawn_as_used
+from stretto_core.learn.missed_uses import drawn_as_used
 from stretto_core.learn.first_source import first_shown
 from stretto_core.sessions.values import argument_leaves, normalize
 
