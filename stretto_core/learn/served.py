@@ -19,10 +19,11 @@ learn again, round after round) on the train split:
 - `said`     as `used`, and such a value in the agent's own text before its next write counts as
              evidence too (a read whose answer the agent tells the user);
 - `weighed`  as `said`, and the uses the test missed are taught too: at each (tool, site) of a
-             session where it caught n lookups, it misses about n·(1 − r)/r more (r = `RECALL`),
-             so that many of the site's uncaught lookups, drawn by a hash of the session and
-             the lookup, are taught as the agent's calls (`missed_uses.drawn_as_used`); a
-             site where it caught none (a chained lookup the agent never reads) teaches none.
+             session where it caught n of N lookups, the site stands for (n − f·N)/(r − f) uses
+             (r = `RECALL`, f = `FALSE_CATCH`), so that many, the caught ones and a share of the
+             rest drawn by a hash of the session and the lookup, are taught as the agent's calls
+             (`missed_uses.drawn_as_used`); a site where it caught none (a chained lookup the
+             agent never reads) teaches none.
 
 Evidence must be a value only this lookup showed: counting values any result repeats (the user's
 name in every reservation, the field names every result of a tool has) made nearly every lookup
