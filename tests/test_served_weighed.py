@@ -110,3 +110,18 @@ def test_an_own_call_put_in_a_lookups_place_leaves_no_call_of_it() -> None:
     assert [type(e).__name__ for e in view.events] == ["Lookup"]
     lookup = view.events[0]
     assert isinstance(lookup, Lookup) and lookup.arguments == {"order_id": "#W11"} and "pending1" in lookup.content
+
+
+def test_served_sessions_counted_in_parts_under_weighed_add_up_to_counting_them_at_once() -> None:
+    from shop_sessions import shop_sessions
+    from stretto_core.evaluate.served_loop import serve_batch
+    from stretto_core.flow.ir import learn, merge
+    from stretto_core.flow.online import count_taught
+
+    sessions = shop_sessions(30)
+    served, _ = serve_batch(learn(sessions[:10], MANIFEST), sessions[10:30])
+    assert any(teaching_view(s, "weighed") != teaching_view(s, "said") for s in served)
+    first, second = count_taught(served[:7], MANIFEST, "weighed"), count_taught(served[7:], MANIFEST, "weighed")
+    whole = count_taught(served, MANIFEST, "weighed")
+    assert first is not None and second is not None and whole is not None
+    assert merge(first, second).counts == whole.derive().counts
