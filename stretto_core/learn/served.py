@@ -68,7 +68,8 @@ RECALL = 0.5
 train split's recorded sessions, each of the agent's own read calls put in a lookup's place
 (`benchmarks/evidence_recall.py`): 2,264 of 4,490, 0.50 (AgentDojo Slack 0.22, travel 0.44,
 τ² retail 0.80, airline 0.52; 0.53 of the served loop's used lookups). The loop benchmark, on
-the train split, agrees: 0.3 and 0.7, and each app's own, strayed in more rounds (docs/promotion.md)."""
+the train split, agrees: 0.3 and 0.7 strayed in more rounds, and so did each app's own recall (tried
+without `FALSE_CATCH`) (docs/promotion.md)."""
 FALSE_CATCH = 0.05
 """`weighed`: the share of detours (lookups the agent would not have made) the evidence test catches
 anyway (a value it shows that the agent happens to write): 41 of 759 in the served loop under
