@@ -1,7 +1,7 @@
 """Served-loop stability: learn → serve → learn again, ≥ 5 rounds, for each rule of what a served session teaches.
 
     python benchmarks/served_loop.py [--apps agentdojo/slack,agentdojo/travel,tau2/retail,tau2/airline]
-        [--rules drop,all,holdout,used,said] [--rounds 5] [--split train] [--most N] [--json OUT]
+        [--rules drop,all,holdout,used,said,weighed] [--rounds 5] [--split train] [--most N] [--json OUT]
 
 For each app (τ²: each agent with sessions on the split apart, in recorded order; AgentDojo: the
 suite's sessions of every pipeline, in a fixed hashed order), the sessions are cut into rounds+1

@@ -105,9 +105,11 @@ def stage_command(deployment: Path = typer.Argument(..., help="The app's deploym
                   settled: float = typer.Option(SETTLED_SECONDS, "--settled", help="Leave session files written to "
                                                 "in the last this many seconds (still recording) for next time."),
                   rule: str = typer.Option(DEFAULT_RULE, "--served-rule", "--rule", help="What a served session teaches: "
-                                           "said (a lookup counts as the agent's call when a value of it is passed "
-                                           "on or said before the next write), used (passed on only), all, drop, "
-                                           "or holdout (served sessions teach nothing); docs/promotion.md."),
+                                           "said (a lookup counts as the agent's call when a value only it showed "
+                                           "is passed on or said before the next write), weighed (as said, and at "
+                                           "a site where that caught some lookups, as many more of the rest as the "
+                                           "test's recall says it missed), used (passed on only), all, drop, or "
+                                           "holdout (served sessions teach nothing); docs/promotion.md."),
                   prior_weight: float = typer.Option(DEFAULT_PRIOR_SESSIONS, "--prior-weight", help="With "
                                                      "DEPLOYMENT/prior.flow.json: what the other agents' sessions "
                                                      "weigh as, in sessions, before any of the app's own (w0)."),

@@ -1,0 +1,57 @@
+"""The uses the evidence test missed at a site of a served session, taught anyway (the `weighed` rule).
+
+A served lookup is taught as the agent's call only when the evidence test catches a use of it
+(`served.py`), and the test misses reads whose answer the agent restates rather than repeats: a
+site whose lookups the agent needed is taught fewer uses than it had, and the next flow backs off
+there. Where the test caught n of a site's lookups, its recall is r and it catches a detour with
+chance f, the site stands for about (n − f·N)/(r − f) uses of its N lookups: `drawn_as_used` teaches
+that many, adding to the n caught ones a share (`used_share`) of the site's uncaught lookups, each
+by a draw fixed by a hash of the session and the lookup (a session is taught the same every time,
+counts stay integers and merges stay exact). A site where the test caught none (a chained lookup
+the agent never reads) is taught none, and one catch among many lookups (a stray detour) no more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Sequence
+
+from stretto_core.sessions.model import Lookup
+
+
+def used_share(caught: int, missed: int, recall_share: float, false_share: float = 0.0) -> float:
+    """The share of a site's `missed` lookups to teach as used so that, with its `caught` ones,
+    the site is taught the uses they stand for: u·n of n = caught + missed lookups, where the test
+    catches a used one with chance r (`recall_share`) and an unused one with chance f
+    (`false_share`), so caught ≈ n·(u·r + (1 − u)·f) and u·n ≈ (caught − f·n) / (r − f)."""
+    if missed <= 0 or caught <= 0:
+        return 0.0
+    r = min(max(recall_share, 1e-6), 1.0)
+    f = min(max(false_share, 0.0), r / 2)
+    uses = (caught - f * (caught + missed)) / (r - f)
+    return min(1.0, max(0.0, (uses - caught) / missed))
+
+
+def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], recall_share: float,
+                  false_share: float = 0.0) -> set[str]:
+    """Of the `shown` lookups the test did not catch (`caught`: the call ids it did), those taught
+    as used: at each (tool, site), `used_share` of them, each by its own fixed draw."""
+    groups: dict[tuple[str, str | None], list[Lookup]] = {}
+    hits: dict[tuple[str, str | None], int] = {}
+    for lk in shown:
+        key = (lk.tool, lk.site)
+        if lk.call_id in caught:
+            hits[key] = hits.get(key, 0) + 1
+        else:
+            groups.setdefault(key, []).append(lk)
+    out: set[str] = set()
+    for key, missed in groups.items():
+        share = used_share(hits.get(key, 0), len(missed), recall_share, false_share)
+        out |= {lk.call_id for lk in missed if _draw(session_id, lk.call_id) < share}
+    return out
+
+
+def _draw(session_id: str, call_id: str) -> float:
+    """A number in [0, 1) fixed by the session and the lookup."""
+    digest = hashlib.sha256(f"{session_id}\0{call_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0 ** 64
