@@ -205,6 +205,11 @@ def holds_under(index: ValueIndex, keys: Iterable[str], prefix: str) -> bool:
     return False
 
 
+def _has_digit(key: str) -> bool:
+    """`is_keyish`'s digit test, quick for ASCII keys (whose only digits are 0-9)."""
+    return bool(_ASCII_DIGIT.search(key)) if key.isascii() else any(map(str.isdigit, key))
+
+
 def _nowhere(path: str) -> bool:
     """No focus: no path is held."""
     return False
@@ -227,22 +232,9 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     split = split_leaves(structure, focus.may_hold if focus is not None else _nowhere)
     leaves, loose = (leaves_addressed(structure), ()) if split is None else split
     for value in loose:  # out of focus: only whether it is key-like counts
-        kind = type(value)
-        if kind is str:
-            key = value.strip()
-            if not key:
-                continue
-            key = key.casefold()
-            if key == value:
-                key = value  # the result's own string kept, not a copy
-        elif kind is int:
-            key = str(value)
-        else:
-            key = normalize(value)
-            if key is None:
-                continue
-        if len(key) >= 4 and (_ASCII_DIGIT.search(key) if key.isascii() else any(map(str.isdigit, key))):
-            keyish.add(key)
+        key = normalize(value)
+        if key is not None and len(key) >= 4 and _has_digit(key):
+            keyish.add(value if key == value else key)  # the result's own string kept, not a copy
     for path, address, value in leaves:
         kind = type(value)
         if kind is str:
@@ -258,8 +250,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             key = normalize(value)
             if key is None:
                 continue
-        if len(key) >= 4 and (_ASCII_DIGIT.search(key) if key.isascii() else any(map(str.isdigit, key))):
-            keyish.add(key)  # `is_keyish`: an ASCII key's only digits are 0-9
+        if len(key) >= 4 and _has_digit(key):
+            keyish.add(key)
         kept = seen.get(path)
         if kept is None:
             kept = seen[path] = kept_path(path) if kept_path is not None else ""
