@@ -55,7 +55,7 @@ def side_by_side(sessions: Path, app: str, rounds: int) -> dict:
     reference_learn(warm.files)
 
     def ours() -> object:
-        state._indexes.clear()
+        (getattr(state, "clear_result_indexes", None) or state._indexes.clear)()
         return learn_chosen(chosen)
 
     def theirs() -> object:

@@ -9,11 +9,12 @@ import pytest
 
 from shared_data import published_data
 
-import stretto_core.sessions.state as state
+import stretto_core.sessions.shared_indexes as indexes
 from stretto_core.flow.stream import choose, learn_chosen
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
-from stretto_core.sessions.state import FULL_INDEX_CACHE, INDEX_CACHE, _shared_index, clear_result_indexes
+from stretto_core.sessions.shared_indexes import FULL_INDEX_CACHE, INDEX_CACHE, clear_result_indexes
+from stretto_core.sessions.shared_indexes import shared_index as _shared_index
 
 
 def _result(i: int) -> str:
@@ -41,14 +42,14 @@ def test_a_result_used_lately_outlives_older_ones_when_the_cache_is_full() -> No
     _shared_index(_result(0), None)  # used again: now the newest
     _shared_index(_result(FULL_INDEX_CACHE), None)  # one more: the least recently used goes
     assert _shared_index(_result(0), None) is kept
-    assert _result(1) not in state._indexes
+    assert _result(1) not in indexes._indexes
 
 
 def test_the_cache_never_holds_more_than_its_bound() -> None:
     for i in range(FULL_INDEX_CACHE + 300):
         _shared_index(_result(i), None)
         _shared_index(_result(i // 2), None)
-    assert len(state._indexes) == FULL_INDEX_CACHE
+    assert len(indexes._indexes) == FULL_INDEX_CACHE
 
 
 def test_the_same_content_parsed_otherwise_is_indexed_again_in_its_place() -> None:
@@ -56,7 +57,7 @@ def test_the_same_content_parsed_otherwise_is_indexed_again_in_its_place() -> No
     plain = _shared_index(text, None)
     other = _shared_index(text, {"order_id": "#W0000007"})
     assert other is not plain and "#w0000007" in other.first_path
-    assert len(state._indexes) == 1
+    assert len(indexes._indexes) == 1
 
 
 @published_data
@@ -64,5 +65,5 @@ def test_learning_shares_indexes_without_moving_a_count(tmp_path: Path, monkeypa
     ingest_files("tau2", [data_root() / "tau2/trajectories/retail"], tmp_path / "retail")
     chosen = choose([str(tmp_path / "retail")], "train")
     shared = learn_chosen(chosen).to_json()
-    monkeypatch.setattr(state, "FULL_INDEX_CACHE", 1)  # every result indexed anew
+    monkeypatch.setattr(indexes, "FULL_INDEX_CACHE", 1)  # every result indexed anew
     assert learn_chosen(chosen).to_json() == shared

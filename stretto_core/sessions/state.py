@@ -18,11 +18,13 @@ from json.encoder import encode_basestring_ascii as _quoted  # what `json.dumps`
 from dataclasses import dataclass, field
 from typing import Any
 
-from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, KeyishOnly, holds_key, index_focused,
+from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, KeyishOnly, holds_key,
                                          is_keyish, keyish_keys)
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import UserMessage
 from stretto_core.sessions.said_words import said_words
+from stretto_core.sessions.shared_indexes import (FULL_INDEX_CACHE, INDEX_CACHE, clear_index_caches,  # noqa: F401
+                                                  clear_result_indexes, shared_focused, shared_index)
 from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.user_text import UserText
 from stretto_core.sessions.user_words import USER_TOOL
@@ -315,9 +317,9 @@ class ToolState:
         elif self.served and origin == "other":
             index = ValueIndex()  # an unseen result is no source and shows nothing
         elif self.served and self.focus is not None:
-            index = _shared_focused(self.focus, tool, content, parsed)
+            index = shared_focused(self.focus, tool, content, parsed)
         else:
-            index = _shared_index(content, parsed)
+            index = shared_index(content, parsed)
         entry = ResultEntry(self.position, tool, call_id, args, not error, index, by_agent, origin=origin)
         keep = self.keep_text
         if not error and ((keep is None and not self.served) or (keep and tool in keep)):
@@ -528,67 +530,6 @@ class ToolState:
             if entry.position > self.last_write:
                 out.update(entry.index.first_path)
         return out
-
-
-INDEX_CACHE = 256
-"""Served states under a focus reuse the focused index of a result indexed lately with the same
-content (indexes are never changed once made; a serving process meets the same listings often)."""
-
-FULL_INDEX_CACHE = 1024
-"""Full states (learning's, replay's) reuse the index of one of the last this many distinct results
-used (least recently used dropped first). An index carries what learning derives of the result
-alone (candidates, record words, what each value names: `index_views`), so a result met again is
-neither indexed nor named anew. τ² retail's train split holds 408 distinct results among its
-1,083: at 256, dropped oldest first, it indexed 694 (each met again after 256 others were
-added); from 512 on, 408 (airline: 351 -> 291). Chosen on the train split, with room to spare;
-bounded, it costs a learn of retail + airline train +4 MB peak RSS (57 -> 61 MB)."""
-
-_indexes: dict[str, tuple[Any, ValueIndex]] = {}
-
-
-_focused: dict[tuple[Any, str], tuple[Any, ValueIndex]] = {}
-
-
-def _shared_focused(focus: Focus, tool: str, content: str, parsed: Any) -> ValueIndex:
-    """`index_focused` of a served result, shared by every session of the process that got the
-    same result under the same focus lately (a catalogue read by many): one index, not one each."""
-    paths = focus.of(tool)
-    key = ((paths.exact, paths.prefixes) if paths is not None else None, content)
-    got = _focused.get(key)
-    if got is not None and (got[0] is parsed or got[0] == parsed):
-        return got[1]
-    index = index_focused(content, parsed, paths)
-    if len(_focused) >= INDEX_CACHE:
-        del _focused[next(iter(_focused))]
-    _focused[key] = (parsed, index)
-    return index
-
-
-def clear_index_caches() -> None:
-    """Forget the indexes shared between states (benchmarks measure memory without them)."""
-    clear_result_indexes()
-    _focused.clear()
-
-
-def clear_result_indexes() -> None:
-    """Forget the indexes full states (learning's, replay's) shared; served states' stay."""
-    _indexes.clear()
-
-
-def _shared_index(content: str, parsed: Any) -> ValueIndex:
-    """`index_result(content, parsed)`, from the cache when the same result was used lately (one
-    used again moves to the newest end, so the results many sessions meet stay: `FULL_INDEX_CACHE`)."""
-    got = _indexes.get(content)
-    if got is not None and (got[0] is parsed or got[0] == parsed):
-        if next(reversed(_indexes)) != content:
-            del _indexes[content]
-            _indexes[content] = got
-        return got[1]
-    index = index_result(content, parsed)
-    if got is None and len(_indexes) >= FULL_INDEX_CACHE:
-        del _indexes[next(iter(_indexes))]
-    _indexes[content] = (parsed, index)
-    return index
 
 
 def _in_window(entry: ResultEntry) -> bool:
