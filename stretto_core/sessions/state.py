@@ -258,13 +258,13 @@ class ToolState:
                     self.words_said = grown(self.words_said)
                     self.words_said |= said
             if self.user_source:
-                self._observe_user_words(text)
+                self._observe_user_words(text, self.user_source)
 
-    def _observe_user_words(self, text: str) -> None:
+    def _observe_user_words(self, text: str, mode: str) -> None:
         """The message as a result of the user pseudo-tool (a source; its values are not `seen`)."""
         from stretto_core.sessions.user_words import user_spans
 
-        parsed = user_spans(text, self.user_source)
+        parsed = user_spans(text, mode)
         if not parsed:
             return
         self.position += 1
@@ -423,7 +423,7 @@ class ToolState:
             self.made_keys.pop()
 
     @property
-    def made(self) -> set[str]:
+    def made(self) -> set[str] | frozenset[str]:
         """`call_key` of every read made since the last write (do not modify)."""
         if self.unkeyed:
             self.made_keys = grown(self.made_keys)
