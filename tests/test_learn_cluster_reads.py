@@ -3,31 +3,18 @@ counted and why, and writes no flow; each worker's read report comes back (issue
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from toy_sessions import TOY_MANIFEST, refund_session as _session
 
-from stretto_core import ToolManifest
 from stretto_core.cli import main
 from stretto_core.flow.distributed import _count_shard
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS
-from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
 from stretto_core.sessions.store import write_session
 
-MANIFEST = ToolManifest.declare("toy", reads=["get_order"], writes=["refund"])
-
-
-def _session(i: int) -> Session:
-    order = {"order_id": f"O{i}"}
-    events: list[Any] = [UserMessage(text=f"refund O{i}"),
-                         LLMTurn(calls=[ToolCall(call_id="a", tool="get_order", arguments={"order_id": f"O{i}"})]),
-                         ToolResult(call_id="a", tool="get_order", content=json.dumps(order), parsed=order),
-                         LLMTurn(calls=[ToolCall(call_id="b", tool="refund", arguments={"order_id": f"O{i}"})]),
-                         ToolResult(call_id="b", tool="refund", content="ok"), LLMTurn(text="done")]
-    return Session(header=SessionHeader(session_id=f"toy-{i}", harness="test", app="toy", manifest=MANIFEST),
-                   events=events)
+MANIFEST = TOY_MANIFEST
 
 
 def test_a_workers_read_report_names_what_it_could_not_read(tmp_path: Path) -> None:

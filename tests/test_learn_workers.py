@@ -8,29 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from toy_sessions import TOY_MANIFEST, refund_session as _session
 
-from stretto_core import ToolManifest
 from stretto_core.cli import main
 from stretto_core.flow.distributed import cluster_counter
 from stretto_core.flow.worker_report import ShardCount, by_worker
-from stretto_core.sessions.model import LLMTurn, Session, SessionHeader, ToolCall, ToolResult, UserMessage
 from stretto_core.sessions.shared import read_into
 from stretto_core.sessions.store import LoadReport, write_session
 
-MANIFEST = ToolManifest.declare("toy", reads=["get_order"], writes=["refund"])
+MANIFEST = TOY_MANIFEST
 MARK = ["as imported"]
 """Set by a test after import: a worker forked from the test's process sees the new value."""
-
-
-def _session(i: int) -> Session:
-    order = {"order_id": f"O{i}", "total": i}
-    events: list[Any] = [UserMessage(text=f"refund O{i}"),
-                         LLMTurn(calls=[ToolCall(call_id="a", tool="get_order", arguments={"order_id": f"O{i}"})]),
-                         ToolResult(call_id="a", tool="get_order", content=json.dumps(order), parsed=order),
-                         LLMTurn(calls=[ToolCall(call_id="b", tool="refund", arguments={"order_id": f"O{i}"})]),
-                         ToolResult(call_id="b", tool="refund", content="ok"), LLMTurn(text="done")]
-    return Session(header=SessionHeader(session_id=f"toy-{i}", harness="test", app="toy", manifest=MANIFEST),
-                   events=events)
 
 
 def _mark() -> str:
