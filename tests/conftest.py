@@ -14,6 +14,7 @@ import pytest
 from shared_data import FULL_DATA, PUBLISHED_DATA
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
+from stretto_core.sessions.shared_indexes import clear_result_indexes
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,6 +36,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(absent)
         elif "full_data" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def results_indexed_afresh() -> None:
+    """Each test learns as a fresh process would: no result already indexed and named by an earlier
+    test (learning keeps up to 1,024 results' indexes, so a test watching the naming saw none)."""
+    clear_result_indexes()
 
 
 @pytest.fixture(scope="session")

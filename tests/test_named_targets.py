@@ -12,6 +12,7 @@ from stretto_core.flow.ir import learn
 from stretto_core.learn.bindings import fresh, named_paths
 from stretto_core.learn.bindings.mention import _keys_by_element, _word_elements, candidates
 from stretto_core.learn.bindings.named_paths import lists_of, lists_under
+from stretto_core.sessions.shared_indexes import clear_result_indexes
 
 
 def plain_word_of(entry, word: str) -> tuple[tuple, frozenset]:
@@ -63,6 +64,7 @@ def test_what_a_value_names_as_a_record_word_is_its_definition_on_real_sessions(
 
     monkeypatch.setattr(named_paths, "word_of", checked)
     monkeypatch.setattr(fresh, "word_of", checked)
+    clear_result_indexes()  # results an earlier learn in this process named would not be named again
     learn(corpus)
     # every branch of the quick reading was taken, on a real share of values
     assert min(seen[k] for k in ("no letter", "under no list", "a record word of none", "held at one path",
