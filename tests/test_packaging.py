@@ -11,6 +11,8 @@ import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
+from shared_data import published_data
+
 import stretto
 import stretto_core
 from stretto_core.cli import main, render_help
@@ -107,6 +109,7 @@ def test_the_core_install_needs_no_numeric_stack_and_the_test_install_has_it():
     assert "stretto[bench,features]" in extras["test"]
 
 
+@published_data  # the sample of published runs, cut into tests/fixtures/data when the data is there
 def test_json_dash_writes_the_verbs_json_alone_to_stdout(tmp_path, capfd):
     import json
 
