@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from shared_data import published_data
+
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("numpy", "scipy", "matplotlib")
 ADAPTERS = sorted(p.name for p in (REPO / "adapters").glob("stretto_*"))
@@ -36,6 +38,7 @@ def stretto_without_numerics(tmp_path: Path, *args: str) -> subprocess.Completed
                           cwd=tmp_path, timeout=600)
 
 
+@published_data  # ingests the published sample, cut into tests/fixtures/data when the data is there
 def test_a_user_records_learns_shows_and_replays_without_numpy_scipy_or_matplotlib(tmp_path):
     runs = REPO / "tests" / "fixtures" / "data" / "tau2" / "trajectories"
     steps = [
@@ -52,6 +55,7 @@ def test_a_user_records_learns_shows_and_replays_without_numpy_scipy_or_matplotl
     assert (tmp_path / "app.flow.json").stat().st_size > 0 and (tmp_path / "replay.json").stat().st_size > 0
 
 
+@published_data  # ingests the published sample, cut into tests/fixtures/data when the data is there
 def test_learning_result_features_without_numpy_says_which_extra_in_one_line(tmp_path):
     runs = REPO / "tests" / "fixtures" / "data" / "tau2" / "trajectories"
     assert stretto_without_numerics(tmp_path, "ingest", "tau2", str(runs), "--out", "sessions").returncode == 0
