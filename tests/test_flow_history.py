@@ -213,21 +213,34 @@ def test_a_torn_or_bad_history_line_is_skipped_and_a_bad_option_is_one_line(tmp_
     assert code != 0 and "--settled" in err and "Traceback" not in err
 
 
-def test_a_stage_reads_the_committed_flow_once_derives_the_sum_once_and_writes_the_batch_learns_bytes(
-        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def committed_deployment(tmp_path: Path, capsys, sessions: int) -> Path:
+    """A deployment whose first `sessions` recorded sessions are staged and committed."""
+    dep = tmp_path / "shop"
+    record(dep, range(0, sessions))
+    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
+    cli(capsys, "flow", "commit", str(dep))
+    return dep
+
+
+def watch_reads(monkeypatch: pytest.MonkeyPatch) -> tuple[list, list]:
+    """From now on: each flow file a deployment reads (its name, read as written or not), and each derive."""
     from stretto_core.flow import history
     from stretto_core.flow.ir import Flow
 
-    dep = tmp_path / "shop"
-    record(dep, range(0, 4))
-    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
-    cli(capsys, "flow", "commit", str(dep))
-    record(dep, range(4, 6), "t")
-    loads, derives = [], []
+    loads: list = []
+    derives: list = []
     load, derive = history.load_flow_bytes, Flow.derive
     monkeypatch.setattr(history, "load_flow_bytes", lambda data, path, **how: loads.append(
         (Path(path).name, how.get("written_here"))) or load(data, path, **how))
     monkeypatch.setattr(Flow, "derive", lambda self: derives.append(1) or derive(self))
+    return loads, derives
+
+
+def test_a_stage_reads_the_committed_flow_once_derives_the_sum_once_and_writes_the_batch_learns_bytes(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    dep = committed_deployment(tmp_path, capsys, 4)
+    record(dep, range(4, 6), "t")
+    loads, derives = watch_reads(monkeypatch)
     code, out, err = cli(capsys, "flow", "stage", str(dep), "--settled", "0")
     assert code == 0 and "2 new sessions added" in out, err
     # the committed flow is read once, for the base and the diff, and not derived again (the log
@@ -237,10 +250,7 @@ def test_a_stage_reads_the_committed_flow_once_derives_the_sum_once_and_writes_t
     monkeypatch.undo()
     assert (dep / "flow.staged.json").read_bytes() == learned_at_once(dep, tmp_path / "batch.json", capsys)
     record(dep, range(6, 7), "u")
-    loads.clear(), derives.clear()
-    monkeypatch.setattr(history, "load_flow_bytes", lambda data, path, **how: loads.append(
-        (Path(path).name, how.get("written_here"))) or load(data, path, **how))
-    monkeypatch.setattr(Flow, "derive", lambda self: derives.append(1) or derive(self))
+    loads, derives = watch_reads(monkeypatch)
     code, out, _ = cli(capsys, "flow", "stage", str(dep), "--settled", "0")  # on the staged flow, added in place
     assert code == 0 and "1 new sessions added" in out
     # the staged flow (the base) and the committed one (the diff's) read as written, the sum derived once
@@ -269,10 +279,7 @@ def test_a_stage_checks_no_number_of_the_flows_its_log_names_but_every_number_of
         tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     from stretto_core.flow import checks
 
-    dep = tmp_path / "shop"
-    record(dep, range(0, 3))
-    cli(capsys, "flow", "stage", str(dep), "--settled", "0")
-    cli(capsys, "flow", "commit", str(dep))
+    dep = committed_deployment(tmp_path, capsys, 3)
     record(dep, range(3, 5), "t")
     cli(capsys, "flow", "stage", str(dep), "--settled", "0")
     record(dep, range(5, 6), "u")

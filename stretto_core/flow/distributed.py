@@ -169,6 +169,10 @@ class ClusterCounter:
             raise StrettoError("--engine ray needs Ray: pip install ray") from exc
         manifest_json, features_json, constants = self.args
         task = ray.remote(_count_shard)
+
+        def submit(part: list[str]) -> Any:
+            return task.remote(part, manifest_json, features_json, constants, role, self.options)
+
         if not ray.is_initialized():  # its start takes seconds: shards are counted here meanwhile
             meanwhile = CountMeanwhile(parts, lambda part: _count_shard(part, manifest_json, features_json,
                                                                         constants, role, self.options))
@@ -180,11 +184,9 @@ class ClusterCounter:
                 self.start_s, self._started_ray = time.perf_counter() - started, True
             finally:
                 first = meanwhile.stop()
-            rest = [task.remote(part, manifest_json, features_json, constants, role, self.options)
-                    for part in parts[first:]]
+            rest = [submit(part) for part in parts[first:]]
             return meanwhile.finish() + ray.get(rest)  # in shard order
-        return ray.get([task.remote(part, manifest_json, features_json, constants, role, self.options)
-                        for part in parts])
+        return ray.get([submit(part) for part in parts])
 
     def close(self) -> None:
         if self._client is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 
@@ -56,8 +56,7 @@ class WorkerReport:
                 f"{self.bytes_read / 1e6:.1f} MB read, {self.shards} shards, {self.cpu_s:.1f} s CPU{unread}")
 
     def as_dict(self) -> dict[str, object]:
-        return {"worker": self.worker, "shards": self.shards, "files": self.files, "sessions": self.sessions,
-                "bytes_read": self.bytes_read, "cpu_s": self.cpu_s, "problems": list(self.problems)}
+        return asdict(self)
 
 
 def by_worker(counts: Sequence[ShardCount]) -> list[WorkerReport]:
