@@ -52,6 +52,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from stretto_core.learn.alpha_window import windowed_log_posterior
 from stretto_core.learn.counts import Counts
 
 PRIOR_SD = 2.0
@@ -139,10 +140,18 @@ HabitLevel = tuple[Counter[float], Counter[tuple[float, int]], dict[tuple[float,
 def log_marginal_likelihood(counts: Counts, vocab_size: int,
                             log_alphas: Iterable[float] | None = None) -> list[float]:
     """log ML(α) of the habit's counts at each log α of the grid (see the module docstring)."""
-    alphas = alphas_of(log_alphas, vocab_size)
+    return habit_log_ml_at(counts, vocab_size)(grid_of(log_alphas))
+
+
+def habit_log_ml_at(counts: Counts, vocab_size: int) -> Callable[[list[float]], list[float]]:
+    """log ML(α) of the habit's counts as a function of a list of log α: the counts' grid-free
+    terms taken once, however many sub-grids it is then evaluated at."""
+    alphas_of([], vocab_size)
     uniform = 1.0 / vocab_size
-    return levels_log_ml(alphas, _habit_levels(counts), lambda level, points, out, below, last:
-                         _add_habit_level(level, points, out, below, uniform, last))
+    levels = _habit_levels(counts)
+    return lambda log_alphas: levels_log_ml(alphas_of(log_alphas, vocab_size), levels,
+                                            lambda level, points, out, below, last:
+                                            _add_habit_level(level, points, out, below, uniform, last))
 
 
 def _habit_levels(counts: Counts) -> list[HabitLevel]:
@@ -211,9 +220,12 @@ def normalized(log_post: Sequence[float]) -> list[float]:
 def posterior_weights(counts: Counts, vocab_size: int,
                       log_alphas: Iterable[float] | None = None) -> list[float]:
     """The posterior of log α on the grid, normalized to sum to one."""
-    grid = grid_of(log_alphas)
-    ml = log_marginal_likelihood(counts, vocab_size, grid)
-    return normalized([m + p for m, p in zip(ml, log_prior(grid))])
+    return normalized(windowed_log_posterior(with_prior(habit_log_ml_at(counts, vocab_size)), grid_of(log_alphas)))
+
+
+def with_prior(log_ml_at: Callable[[list[float]], list[float]]) -> Callable[[list[float]], list[float]]:
+    """The log posterior (up to a constant) at a list of log α, from the log ML there."""
+    return lambda log_alphas: [m + p for m, p in zip(log_ml_at(log_alphas), log_prior(log_alphas))]
 
 
 def alpha_posterior(counts: Counts, vocab_size: int,

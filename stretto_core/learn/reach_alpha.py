@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from stretto_core.learn.alpha import (AlphaPosterior, Points, alphas_of, grid_of, log_prior, normalized,
-                                      levels_log_ml, posterior_summary)
+from stretto_core.learn.alpha import (AlphaPosterior, Points, alphas_of, grid_of, normalized, levels_log_ml,
+                                      posterior_summary, with_prior)
+from stretto_core.learn.alpha_window import windowed_log_posterior
 from stretto_core.learn.counts import Counts
 
 EDGE = 1e-12
@@ -46,10 +47,18 @@ Rows = dict[tuple[float, float, int], int]
 def reach_log_marginal_likelihood(counts: Counts, vocab_size: int,
                                   log_alphas: Iterable[float] | None = None) -> list[float]:
     """log ML(α) of the reach's counts at each log α of the grid (module docstring)."""
-    alphas = alphas_of(log_alphas, vocab_size)
+    return reach_log_ml_at(counts, vocab_size)(grid_of(log_alphas))
+
+
+def reach_log_ml_at(counts: Counts, vocab_size: int) -> Callable[[list[float]], list[float]]:
+    """log ML(α) of the reach's counts as a function of a list of log α: the counts' grid-free
+    rows taken once, however many sub-grids it is then evaluated at."""
+    alphas_of([], vocab_size)
     uniform = min(max(1.0 / vocab_size, EDGE), 1.0 - EDGE)
-    return levels_log_ml(alphas, _levels(counts), lambda level, points, out, below, last:
-                         _add_level(level, points, out, below, uniform, last))
+    levels = _levels(counts)
+    return lambda log_alphas: levels_log_ml(alphas_of(log_alphas, vocab_size), levels,
+                                            lambda level, points, out, below, last:
+                                            _add_level(level, points, out, below, uniform, last))
 
 
 def _levels(counts: Counts) -> list[tuple[Rows, Counter[int]]]:
@@ -118,5 +127,5 @@ def reach_alpha_posterior(counts: Counts, vocab_size: int,
                           log_alphas: Iterable[float] | None = None) -> AlphaPosterior:
     """The reach's α: posterior median and 5%/95% quantiles (the prior alone when empty)."""
     grid = grid_of(log_alphas)
-    ml = reach_log_marginal_likelihood(counts, vocab_size, grid)
-    return posterior_summary(grid, normalized([m + p for m, p in zip(ml, log_prior(grid))]), counts.steps())
+    log_post = windowed_log_posterior(with_prior(reach_log_ml_at(counts, vocab_size)), grid)
+    return posterior_summary(grid, normalized(log_post), counts.steps())
