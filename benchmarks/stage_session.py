@@ -11,9 +11,6 @@ checkout's code adds the last `--new` sessions one at a time to the flow it load
   that has `flow/staged.py` too runs the same, so both columns compare add with add, refresh with
   refresh. After each refresh, the first decision on the refreshed flow: its `FlowRuntime` built
   and the reach of every read at a session's start (what a first decision pays beyond any other).
-- and, where the checkout has it, the served refresh `StagedFlow.flow(shared=True, lazy=True)`,
-  which leaves α's posteriors to their first reader: its median, and its first decision's (where
-  the posteriors are paid), so that what the refresh saves is seen next to what it moves.
 
 Both settle after loading the flow (`gc.collect(); gc.freeze()`, as `serve/pauses.settle` does),
 so that a full collection over the sessions just read lands in neither's adds.
@@ -47,7 +44,7 @@ print("{}")
 """A batch learn of every train session, by a checkout's own code (its flow format)."""
 
 PROBE = RETAIL + r"""
-import gc, inspect, json, statistics, time
+import gc, json, statistics, time
 from stretto_core.flow.ir import learn, load_flow, merge_flows, save_flow
 flow_path, new, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]
 fresh = train[-new:]
@@ -57,17 +54,15 @@ try:
 except ImportError:
     StagedFlow = None
 from stretto_core.serve.runtime import FlowRuntime
-lazy = StagedFlow is not None and "lazy" in inspect.signature(StagedFlow.flow).parameters
 save_flow(learn(train[:-new]), flow_path)  # the staged flow, learned and written by this checkout's code
 flow = load_flow(flow_path)
-lazy_start = load_flow(flow_path) if lazy else None
 gc.collect(); gc.freeze()  # settled after loading, as `serve/pauses.settle` does: both checkouts alike
 
 def first_decision(served):  # what a flow's first decision pays beyond any other: its runtime built, the reach of each read
     t = clock(); runtime = FlowRuntime(served); [runtime.reach([], tool) for tool in runtime.read_tools()]
     return clock() - t
 
-per, builds, lazy_refreshes, lazy_builds = [], [], [], []
+per, builds = [], []
 started = clock()
 if StagedFlow is None:
     for s in fresh:
@@ -82,21 +77,13 @@ else:
         builds.append(first_decision(flow))
     refresh = statistics.median(refreshes)
 total = clock() - started - sum(builds)
-if lazy:  # the served refresh, α's posteriors left to the first decision (`StagedFlow.flow(lazy=True)`)
-    served_staged = StagedFlow(lazy_start); served_staged.flow(shared=True, lazy=True)
-    for s in fresh:
-        served_staged.add(s)
-        t = clock(); served = served_staged.flow(shared=True, lazy=True); lazy_refreshes.append(clock() - t)
-        lazy_builds.append(first_decision(served))
-    assert served.to_json() == flow.to_json(), "a lazy refresh wrote other bytes than the eager one"
 median_ms = lambda xs: 1e3 * statistics.median(xs) if xs else None
 save_flow(flow, out)
 print(json.dumps({"incremental": StagedFlow is not None, "per_session_ms": [1e3 * x for x in per],
                   "mean_ms": 1e3 * sum(per) / len(per), "median_ms": 1e3 * statistics.median(per),
                   "max_ms": 1e3 * max(per), "refresh_ms": 1e3 * refresh,
                   "refresh_max_ms": 1e3 * max(refreshes) if StagedFlow is not None else 0.0, "total_ms": 1e3 * total,
-                  "first_decision_ms": median_ms(builds), "lazy_refresh_ms": median_ms(lazy_refreshes),
-                  "lazy_first_decision_ms": median_ms(lazy_builds), "train_sessions": len(train)}))
+                  "first_decision_ms": median_ms(builds), "train_sessions": len(train)}))
 """
 
 VERB = r"""
@@ -160,10 +147,6 @@ def main(argv: list[str] | None = None) -> int:
              for who, key in (("before", "mean_ms"), ("after", "mean_ms"), ("after", "max_ms"),
                               ("after", "median_ms"), ("after", "refresh_ms"), ("before", "refresh_ms"),
                               ("before", "first_decision_ms"), ("after", "first_decision_ms"))}
-    lazy = rounds[0]["after"].get("lazy_refresh_ms") is not None
-    if lazy:
-        bests.update({f"after_{key}_best": best(rounds, "after", key)
-                      for key in ("lazy_refresh_ms", "lazy_first_decision_ms")})
     summary = run_summary(args.before, load, rounds, sessions_added=args.new, train_sessions=train,
                           flows_identical_to_batch_learn=same, **bests,
                           ratio_median=ratio_median(rounds, "mean_ms"),
@@ -182,13 +165,6 @@ def main(argv: list[str] | None = None) -> int:
           f"{summary['after_refresh_ms_best']:.1f} ms (×{summary['refresh_ratio_median']:.2f}, median round)")
     print(f"  the first decision on a refreshed flow (its runtime built, the reach of each read): "
           f"{summary['before_first_decision_ms_best']:.1f} → {summary['after_first_decision_ms_best']:.1f} ms")
-    if lazy:
-        lazy_sum = summary["after_lazy_refresh_ms_best"] + summary["after_lazy_first_decision_ms_best"]
-        eager_sum = summary["after_refresh_ms_best"] + summary["after_first_decision_ms_best"]
-        print(f"  served refresh, lazy (α's posteriors left to the first decision): "
-              f"{summary['after_lazy_refresh_ms_best']:.1f} ms, then its first decision "
-              f"{summary['after_lazy_first_decision_ms_best']:.1f} ms; refresh + first decision "
-              f"{lazy_sum:.1f} ms lazy, {eager_sum:.1f} ms eager (after)")
     print(f"  add ×{summary['ratio_median']:.2f} (median round); flows byte-identical to a batch learn: "
           f"before {same['before']}, after {same['after']}")
     print(f"  `stretto flow stage` of one new session file (median per stage, best round): "

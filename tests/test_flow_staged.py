@@ -106,3 +106,17 @@ def test_tau2_train_sessions_staged_and_refreshed_one_at_a_time_write_the_batch_
     for k in range(4, 10):
         staged.add(retail[k])
         assert staged.flow(shared=True).to_json() == learn(retail[:k + 1]).to_json()
+
+
+def test_a_refreshed_flow_holds_both_alphas_and_no_state_left_for_a_later_reader() -> None:
+    # α's posteriors cost a third of a full grid (`learn/alpha_window.py`): a refresh derives them
+    # at once, and the flow it serves keeps no deferred part (no private state at all)
+    from shop_sessions import MANIFEST, shop_sessions
+
+    sessions = shop_sessions(6)
+    staged = StagedFlow(learn(sessions[:4], MANIFEST))
+    staged.add(sessions[4])
+    served = staged.flow(shared=True)
+    own = learn(sessions[:5], MANIFEST)
+    assert served.alpha == own.alpha and served.reach_alpha == own.reach_alpha
+    assert not served.__pydantic_private__

@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, Sized
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stretto_core.learn.alpha import AlphaPosterior, alpha_posterior
 from stretto_core.learn.reach_alpha import reach_alpha_posterior
@@ -152,9 +152,6 @@ class Flow(_Model):
     """Which site lookups serve, judged on the deployment's own sessions (`flow promote`,
     `flow/promotion.py`); absent: every site serves as scored."""
 
-    _alphas_deferred: bool = PrivateAttr(default=False)
-    """α's and the reach's posteriors are left to their first reader (`defer_alphas`)."""
-
     def step_counts(self) -> Counts:
         return Counts.from_model(self.counts)
 
@@ -162,26 +159,12 @@ class Flow(_Model):
         """Recompute the derived parts (vocabulary, α, binding table, pinned contracts) from the counts."""
         counts = self.step_counts()
         self.vocab = vocabulary(counts, self.manifest.tools)
-        self._derive_alphas(counts)
+        self.alpha = alpha_posterior(counts, len(self.vocab))
+        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
         self.table = compile_table(self.bindings)
         self.intent_table = derive_table(self.intent)
         self.pinned = _pin_contracts(self.manifest, self.contracts)
         return self
-
-    def defer_alphas(self) -> "Flow":
-        """This flow with α's and the reach's posteriors derived at their first read (`derived`,
-        `to_json`): most of a derive's CPU, unpaid by a refresh nothing serves before the next
-        (`StagedFlow.flow(lazy=True)`). The rest must be derived already (`vocab` is read)."""
-        self.alpha = self.reach_alpha = None
-        self._alphas_deferred = True
-        return self
-
-    def _derive_alphas(self, counts: Counts | None = None) -> None:
-        """α's and the reach's posteriors, from the counts (and the vocabulary derived from them)."""
-        counts = self.step_counts() if counts is None else counts
-        self.alpha = alpha_posterior(counts, len(self.vocab))
-        self.reach_alpha = reach_alpha_posterior(counts, len(self.vocab))
-        self._alphas_deferred = False
 
     def served_manifest(self) -> ToolManifest:
         """The manifest a served flow checks against: kinds, with each tool's contract pinned."""
@@ -191,8 +174,6 @@ class Flow(_Model):
 
     def derived(self) -> "Flow":
         """This flow with its derived parts present (derived from the counts when missing)."""
-        if self._alphas_deferred:
-            self._derive_alphas()
         if self.alpha is None or self.reach_alpha is None or self.table is None or self.intent_table is None:
             self.derive()
         return self
@@ -215,9 +196,7 @@ class Flow(_Model):
         return [t for t in self.served_manifest().reads() if t in seen and t in flow.table.lookups]
 
     def to_json(self) -> str:
-        """One line, sorted keys: byte-identical for identical counts (deferred parts derived first)."""
-        if self._alphas_deferred:
-            self._derive_alphas()
+        """One line, sorted keys: byte-identical for identical counts."""
         return json.dumps(self.model_dump(mode="json", exclude_none=True), sort_keys=True,
                           separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 

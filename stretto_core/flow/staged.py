@@ -103,14 +103,13 @@ class StagedFlow:
         self.sources = _merge_sources(self.sources + [source])
         return next(s for s in self.sources if (s.role, s.weight) == NEW_SESSIONS)
 
-    def flow(self, *, shared: bool = False, lazy: bool = False) -> Flow:
+    def flow(self, *, shared: bool = False) -> Flow:
         """The flow of every session counted, derived: a new `Flow` the staged counts never change
         (`shared=True`: one that shares the staged counts, valid until the next `add`, with no
-        copy made: for a caller that writes it out at once, as `flow stage` does).
-
-        `lazy=True`: α's and the reach's posteriors are derived when first read (`Flow.defer_alphas`),
-        from the flow's own snapshot of the counts: a server refreshing its flow at every session
-        pays them once per flow it serves, not once per refresh. Written, it is the same bytes."""
+        copy made: for a caller that writes it out at once, as `flow stage` does). α's and the
+        reach's posteriors are evaluated near their peaks only (`learn/alpha_window.py`), so a
+        refresh pays a third of a full grid's α: most of the rest is derived only where a session
+        touched it."""
         if self._derived is not None and (shared or self._derived_is_own):
             return self._derived
         def own(model: Any) -> Any:
@@ -124,11 +123,8 @@ class StagedFlow:
             thresholds=dict(self.kept["thresholds"]), site_calibration=self.kept["site_calibration"],
             promotion=self.kept["promotion"], pinned={})
         flow.vocab = vocabulary(self.counts, self.manifest.tools)
-        if lazy:
-            flow.defer_alphas()
-        else:
-            flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
-            flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))
+        flow.alpha = alpha_posterior(self.counts, len(flow.vocab))
+        flow.reach_alpha = reach_alpha_posterior(self.counts, len(flow.vocab))
         flow.table = compile_table(flow.bindings)
         flow.intent_table = own(self._intent_table())
         flow.pinned = _pin_contracts(self.manifest, flow.contracts)
