@@ -31,7 +31,9 @@ likelihood ML^w to the same first order.
 
 The posterior is evaluated on a fixed grid of log α (GRID_POINTS from LOG_ALPHA_MIN to
 LOG_ALPHA_MAX), normalized, and summarized by its median and its 5% and 95% quantiles, read
-from the grid's histogram (each point's mass spread evenly over its cell). The computation is
+from the grid's histogram (each point's mass spread evenly over its cell). Only the points
+within `alpha_window.WINDOW` nats of the top are evaluated (about a third of the grid: the others'
+weights lie below a double's resolution of the sum; `learn/alpha_window.py`). The computation is
 deterministic: no sampling. It runs in plain Python (`math.lgamma`), so learning needs no numpy or
 scipy: equal terms (the same count under the same base measure, the same context total) are
 computed once and added with their multiplicity, which keeps it to a fraction of a second on the
