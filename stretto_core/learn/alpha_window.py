@@ -36,7 +36,7 @@ quantiles keep their floats unless a rounding falls within that of a tie. Chosen
 splits (`benchmarks/alpha_window_same.py`: every refresh of retail, airline and telecom train
 staged one session at a time, 682 posteriors): at 60, 50 and 40 nats every α and quantile equals
 the full grid's bit for bit, at 30 one differs, at 20 105; 60 keeps the widest margin for 1–2
-points more of 121 evaluated (about 40, against 85 at EXACT_WINDOW)."""
+points more of 121 evaluated (about 40, against 83–110 at EXACT_WINDOW)."""
 
 COARSE = 8
 """The coarse pass takes every COARSE-th grid point (and the last): 16 of the 121."""
