@@ -33,8 +33,19 @@ def _retail() -> tuple[Counts, int]:
     return Counts.from_model(flow.counts), len(flow.vocab)
 
 
+def _weighed_counts() -> Counts:
+    """Counts of fractional weight (a power prior's), beside whole ones."""
+    counts = _random_counts(3, 40)
+    rng = random.Random(4)
+    for _ in range(60):
+        steps = [rng.choice("abbcw") for _ in range(rng.randint(1, 9))]
+        counts.add([f"{a}/ok/0" for a in steps], steps, lambda a: a.startswith("w"), 0.3)
+    return counts
+
+
 FLOWS = {"empty": lambda: (Counts(), 4), "tiny": lambda: (_counts([["a", "b"]]), 3),
-         "random": lambda: (_random_counts(7, 300), 6), "retail": _retail}
+         "random": lambda: (_random_counts(7, 300), 6), "weighed": lambda: (_weighed_counts(), 6),
+         "retail": _retail}
 
 
 def _full(log_ml_at, counts: Counts):
