@@ -16,10 +16,11 @@ over all three processes' CPU per call. The hosts run in this probe's process, o
 cores. Throughput needs the whole machine, so the checkouts run one after the other,
 alternating which goes first each round, never at the same time; the load is printed with them.
 
-`--loop uvloop`: both checkouts' proxies on uvloop's event loop (`STRETTO_PROXY_LOOP=uvloop`).
+`--loop asyncio|uvloop`: both checkouts' proxies on that event loop (`STRETTO_PROXY_LOOP`); by
+default each checkout runs on its own default loop.
 
     python benchmarks/proxy_throughput.py [--before HEAD~1] [--hosts 2] [--calls 2000] [--rounds 3]
-                                          [--loop asyncio|uvloop] [--out bench-out/proxy_throughput.json]
+                                          [--loop default|asyncio|uvloop] [--out bench-out/proxy_throughput.json]
 """
 
 from __future__ import annotations
@@ -92,12 +93,16 @@ print(json.dumps({"calls": total, "calls_per_second": total / wall,
 """
 
 
+LOOP_NAMES = {"default": "each checkout's default loop", "asyncio": "asyncio's loop", "uvloop": "uvloop's loop"}
+
+
 def use_loop(loop: str) -> None:
-    """Every proxy this run starts on `loop`'s event loop (they inherit the environment)."""
-    if loop == "uvloop":
-        os.environ["STRETTO_PROXY_LOOP"] = "uvloop"
-    else:
+    """Every proxy this run starts on `loop`'s event loop (they inherit the environment); "default"
+    leaves each checkout to its own choice (uvloop where installed from issue 30's goal 5 on)."""
+    if loop == "default":
         os.environ.pop("STRETTO_PROXY_LOOP", None)
+    else:
+        os.environ["STRETTO_PROXY_LOOP"] = loop
 
 
 def ceiling(row: dict) -> float | None:
@@ -120,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, "bench-out/proxy_throughput.json", rounds=3)
     options.add_argument("--hosts", type=int, default=2, help="hosts at once, each with its own proxy")
     options.add_argument("--calls", type=int, default=2000, help="calls each host makes")
-    options.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
-                         help="the proxies' event loop (uvloop: STRETTO_PROXY_LOOP=uvloop)")
+    options.add_argument("--loop", choices=("default", "asyncio", "uvloop"), default="default",
+                         help="the proxies' event loop (STRETTO_PROXY_LOOP); default: each checkout's own")
     args = options.parse_args(argv)
     use_loop(args.loop)
     if args.hosts < 1 or args.calls < 1 or args.rounds < 1:
@@ -142,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = run_summary(args.before, load, rounds, hosts=args.hosts, calls_per_host=args.calls, best=best,
                           proxy_cpu_ms_per_call_best=cpu, loop=args.loop,
                           cpu_ceiling_calls_per_second={who: ceiling(best[who]) for who in best})
-    print(f"stretto proxy on {args.loop}'s loop with the toy flow (one get_customer lookup per get_order call), {args.hosts} host(s) "
+    print(f"stretto proxy on {LOOP_NAMES[args.loop]} with the toy flow (one get_customer lookup per get_order call), {args.hosts} host(s) "
           f"at once, {args.calls} calls each, best of {args.rounds} rounds, checkouts alternating ({load}):")
     for who in ("before", "after"):
         row = best[who]
