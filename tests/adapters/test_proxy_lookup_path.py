@@ -184,3 +184,27 @@ def test_bounded_returns_a_plain_futures_result_and_a_cancel_of_its_caller_stays
         return got, never.cancelled()
 
     assert asyncio.run(scenario()) == ("answer", True)
+
+
+@pytest.mark.parametrize("result", [
+    {"content": [{"type": "text", "text": "order O1"}], "isError": False},
+    {"content": [{"type": "text", "text": "no such order"}], "isError": True},
+    {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+    {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]},
+    {"content": [], "structuredContent": {"order_id": "O1"}},
+    {"content": [{"type": "text", "text": "x"}], "_meta": {"k": "v"}}])
+def test_a_result_reads_as_the_general_reader_reads_it(result: dict[str, Any]) -> None:
+    from stretto_core import result_text
+    from stretto_core.serve.results import WHOLE
+    from stretto_mcp.served import result_as_text
+
+    blocks = result.get("content") or []
+    expected = result_text({"content": blocks}, WHOLE) if blocks else result_text(result["structuredContent"], WHOLE)
+    assert result_as_text(result) == (expected, bool(result.get("isError")))
+
+
+def test_a_result_of_one_text_block_is_read_without_the_general_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    import stretto_mcp.served as served
+
+    monkeypatch.setattr(served, "result_text", lambda *a, **k: (_ for _ in ()).throw(AssertionError("general reader")))
+    assert served.result_as_text({"content": [{"type": "text", "text": "order O1"}], "isError": True}) == ("order O1", True)
