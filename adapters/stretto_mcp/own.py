@@ -71,7 +71,8 @@ class OwnRequests:
 
     def _cancel_at_server(self, request_id: Any, reason: str) -> None: ...
 
-    def _to_server_now(self, message: dict[str, Any]) -> bool: ...
+    def _to_server_now(self, message: dict[str, Any]) -> bool:
+        raise NotImplementedError  # the relay's
 
     def _own_id(self) -> str:
         self._counter += 1

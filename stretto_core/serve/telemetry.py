@@ -143,7 +143,7 @@ def timed_async(trig: Trigger, call_tool: Callable[[str, dict[str, Any]], Awaita
             times[1] = time.time_ns()
             raise
         if callable(getattr(started, "add_done_callback", None)):
-            started.add_done_callback(lambda _: times.__setitem__(1, time.time_ns()))  # type: ignore[union-attr]
+            started.add_done_callback(lambda _: times.__setitem__(1, time.time_ns()))  # type: ignore[attr-defined]
             return started
         return _ended(started, times)
 
