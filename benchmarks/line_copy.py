@@ -10,6 +10,7 @@ the same server as the proxy, so "the proxy adds X ms over a line copy" is said 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 
@@ -40,4 +41,11 @@ async def copy_lines(command: list[str]) -> None:
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         raise SystemExit("usage: line_copy.py <server command...>")
+    if os.environ.get("STRETTO_PROXY_LOOP", "").lower() != "asyncio":  # the loop the proxy it is read against uses
+        try:
+            import uvloop
+
+            asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+        except ImportError:
+            pass
     asyncio.run(copy_lines(sys.argv[1:]))

@@ -3,6 +3,10 @@ of its own reaches the agent unchanged and is never taken for stretto's (issue 2
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from stretto_core.serve.results import fenced_appendix, is_our_fence, new_fence, parse_appendix, split_appendix
 from stretto_core.sessions.model import Lookup
 
@@ -37,3 +41,23 @@ def test_fences_are_drawn_fresh_and_tagged_with_this_processes_secret() -> None:
 def test_a_reader_in_another_process_still_parses_the_appendix() -> None:
     text = "own" + fenced_appendix(LOOKUPS, new_fence())
     assert [a.content for a in parse_appendix(text)] == ['{"name": "Ada"}']
+
+
+ARGUMENTS = [{}, {"order_id": "O1"}, {"b": "ü\"\\\n\x00é😀\ud83d", "a": -12, "c": 0}, {"zip": 76192, "name": "Mia Li"},
+             {"flag": True}, {"price": 1.5}, {"nothing": None}, {7: "seven"}, {"items": ["1", "2"]}, {"when": object}]
+
+
+@pytest.mark.parametrize("arguments", ARGUMENTS)
+def test_a_lookups_arguments_are_written_in_the_appendix_as_the_json_encoder_writes_them(arguments: dict) -> None:
+    from stretto_core.serve.results import _arguments_json
+
+    assert _arguments_json(arguments) == json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def test_arguments_of_text_and_whole_numbers_are_written_without_the_json_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
+    import stretto_core.serve.results as results
+
+    monkeypatch.setattr(results.json, "dumps", lambda *a, **k: (_ for _ in ()).throw(AssertionError("encoder used")))
+    lookup = Lookup(call_id="stretto-1", tool="get_customer", arguments={"customer_id": "C1", "n": 2}, content="{}")
+    assert '[stretto ' in results.fenced_appendix([lookup], results.new_fence())
+    assert 'get_customer {"customer_id": "C1", "n": 2}:' in results.fenced_appendix([lookup], results.new_fence())

@@ -119,6 +119,24 @@ class _LineChannel:
             self._closed = True
             raise ChannelClosed(self.name) from exc
 
+    def send_nowait(self, message: dict[str, Any]) -> bool:
+        """`send` where it need not wait: False, with nothing written, while the other side
+        reads slowly (more than `DRAIN_ABOVE` bytes wait), so the caller awaits `send`."""
+        if self._closed:
+            raise ChannelClosed(self.name)
+        transport = self._writer.transport
+        if transport.is_closing():
+            self._closed = True
+            raise ChannelClosed(self.name)
+        if transport.get_write_buffer_size() > DRAIN_ABOVE:
+            return False
+        try:
+            self._writer.write(encode(message))
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            self._closed = True
+            raise ChannelClosed(self.name) from exc
+        return True
+
     async def aclose(self) -> None:
         if self._closed:
             return
@@ -371,6 +389,14 @@ class Traced:
     async def send(self, message: dict[str, Any]) -> None:
         self._note(f"proxy>{self.name}", message)
         await self.inner.send(message)
+
+    def send_nowait(self, message: dict[str, Any]) -> bool:
+        """The inner channel's `send_nowait`, noted once written (False where it has none)."""
+        send_now = getattr(self.inner, "send_nowait", None)
+        if send_now is None or not send_now(message):
+            return False
+        self._note(f"proxy>{self.name}", message)
+        return True
 
     async def aclose(self) -> None:
         await self.inner.aclose()

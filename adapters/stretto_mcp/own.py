@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable
 
 from stretto_mcp.served import is_complete, result_as_text
 from stretto_mcp.wire import id_key, request
@@ -32,6 +32,28 @@ RELIST_ROUNDS = 8
 the next change notice, making no lookups meanwhile)."""
 
 
+class LookupAnswer(asyncio.Future):  # type: ignore[type-arg]
+    """The future of one lookup's answer: the server's pump sets the JSON-RPC answer, and it
+    holds the lookup's outcome, `(text, is_error)`, as the flow's tool function returns it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+
+    def set_result(self, result: Any) -> None:
+        super().set_result(lookup_outcome(result))
+
+
+def lookup_outcome(answer: dict[str, Any]) -> tuple[str, bool]:
+    """A lookup's `tools/call` answer as the text and error flag the session records."""
+    if "error" in answer:
+        error = answer["error"] if isinstance(answer["error"], dict) else {}
+        return f"Error: {error.get('message', 'the server refused the call')}", True
+    result = answer.get("result")
+    if not is_complete(result):
+        return "Error: the server asked for more input, which a lookup cannot give", True
+    return result_as_text(result)
+
+
 class OwnRequests:
     """Mixed into `Relay`: the requests the proxy makes itself (state lives on the relay)."""
 
@@ -48,6 +70,9 @@ class OwnRequests:
     async def _to_server(self, message: dict[str, Any]) -> None: ...
 
     def _cancel_at_server(self, request_id: Any, reason: str) -> None: ...
+
+    def _to_server_now(self, message: dict[str, Any]) -> bool:
+        raise NotImplementedError  # the relay's
 
     def _own_id(self) -> str:
         self._counter += 1
@@ -67,26 +92,52 @@ class OwnRequests:
             if self._own.pop(id_key(request_id), None) is not None and not self._stop.is_set():
                 self._cancel_at_server(request_id, "stretto: the proxy's own request was abandoned")
 
-    async def _lookup(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    def _lookup(self, tool: str, arguments: dict[str, Any]) -> Awaitable[tuple[str, bool]]:
         """The flow's tool function: a `tools/call` on the proxy's one downstream session.
 
         The listing is asked once more before the call goes out: a change notice that came
-        since the decision stops it (defence in depth; the session's guard follows the listing)."""
+        since the decision stops it (defence in depth; the session's guard follows the listing).
+        The request is written at once where the channel can take it without waiting, and what
+        is returned is then the answer's own future, which the server's pump resolves to the
+        lookup's text: no task, and no coroutine, stands between the answer and the engine
+        (`benchmarks/proxy_cpu.py --flow`)."""
         refusal = self.served.listing.refusal(tool)
         if refusal is not None:
             raise PermissionError(f"stretto proxy: no lookup of {tool}: {refusal[1]}")
+        request_id = self._own_id()
+        params: dict[str, Any] = {"name": tool, "arguments": arguments}
+        if self._envelope:
+            params["_meta"] = dict(self._envelope)
+        message = request(request_id, "tools/call", params)
+        answer = LookupAnswer(asyncio.get_running_loop())
+        key = id_key(request_id)
+        self._own[key] = answer
         self._lookups_in_flight += 1
+        answer.add_done_callback(lambda done: self._lookup_ended(done, key, request_id))
         try:
-            answer = await self._ask("tools/call", {"name": tool, "arguments": arguments})
-        finally:
-            self._lookups_in_flight -= 1
-        if "error" in answer:
-            error = answer["error"] if isinstance(answer["error"], dict) else {}
-            return f"Error: {error.get('message', 'the server refused the call')}", True
-        result = answer.get("result")
-        if not is_complete(result):
-            return "Error: the server asked for more input, which a lookup cannot give", True
-        return result_as_text(result)
+            if self._to_server_now(message):
+                return answer
+        except BaseException:
+            answer.cancel()
+            raise
+        return self._sent_then(message, answer)
+
+    async def _sent_then(self, message: dict[str, Any], answer: "LookupAnswer") -> tuple[str, bool]:
+        """A lookup whose request waits for the channel (a slow reader, or a channel that is
+        never written at once): sent, then its answer awaited."""
+        try:
+            await self._to_server(message)
+        except BaseException:
+            answer.cancel()
+            raise
+        return await answer
+
+    def _lookup_ended(self, answer: "asyncio.Future[Any]", key: str, request_id: str) -> None:
+        """A lookup's answer came, failed or was given up on (its timeout, a cancel): one
+        abandoned while the proxy runs is cancelled at the server too."""
+        self._lookups_in_flight -= 1
+        if self._own.pop(key, None) is not None and not self._stop.is_set():
+            self._cancel_at_server(request_id, "stretto: the proxy's own request was abandoned")
 
     def _host_listing_page(self, cursor: Any, result: dict[str, Any], asked_after: int = 0) -> None:
         """One page of a listing the host asked for; `asked_after`: the change notices that had

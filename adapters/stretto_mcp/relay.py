@@ -373,6 +373,19 @@ class Relay(OwnRequests):
             self.stop(ExitStatus.SERVER_GONE, f"the server went away: {note}")
             raise ServerGone(note) from None
 
+    def _to_server_now(self, message: dict[str, Any]) -> bool:
+        """`_to_server` without waiting, where the channel can write at once (`send_nowait`);
+        False when nothing was written (the caller awaits `_to_server` instead)."""
+        send_now = getattr(self.server, "send_nowait", None)
+        if send_now is None:
+            return False
+        try:
+            return bool(send_now(message))
+        except ChannelClosed:
+            note = getattr(self.server, "exit_note", lambda: "it closed the connection")()
+            self.stop(ExitStatus.SERVER_GONE, f"the server went away: {note}")
+            raise ServerGone(note) from None
+
     async def _to_host(self, message: dict[str, Any]) -> None:
         if not self._host_open:
             return

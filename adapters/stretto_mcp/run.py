@@ -219,20 +219,23 @@ def run_proxy(config: ProxyConfig) -> int:
 
 
 def _fast_event_loop() -> None:
-    """uvloop's event loop when asked for (`STRETTO_PROXY_LOOP=uvloop`) and installed: about a
-    quarter less CPU per forwarded ping, within the noise on a recorded call
-    (`benchmarks/proxy_latency.py` measures both). Only where stdin and stdout are pipes or
-    sockets, as a host starts the proxy: uvloop aborts on a regular file as stdin."""
+    """uvloop's event loop where it is installed (`pip install "stretto[uvloop]"`), unless
+    `STRETTO_PROXY_LOOP=asyncio`: with a flow making one lookup per call it takes a third off the
+    proxy's CPU per call (`benchmarks/proxy_cpu.py --flow --loop uvloop`), most of which is the
+    loop's own work. Only where stdin and stdout are pipes or sockets, as a host starts the
+    proxy: uvloop aborts on a regular file as stdin."""
     import os
     import stat
 
-    if os.environ.get("STRETTO_PROXY_LOOP", "").lower() != "uvloop":
+    asked = os.environ.get("STRETTO_PROXY_LOOP", "").lower()
+    if asked == "asyncio":
         return
     try:
         modes = [os.fstat(fd).st_mode for fd in (0, 1)]
         import uvloop
     except (OSError, ImportError):
-        log.warning("stretto proxy: STRETTO_PROXY_LOOP=uvloop, but uvloop is not installed; asyncio's loop it is")
+        if asked == "uvloop":
+            log.warning("stretto proxy: STRETTO_PROXY_LOOP=uvloop, but uvloop is not installed; asyncio's loop it is")
         return
     if all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) for mode in modes):
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())

@@ -30,6 +30,9 @@ def result_as_text(result: dict[str, Any]) -> tuple[str, bool]:
     """A `CallToolResult` (wire form) as the text a model reads, and whether it is an error."""
     content = result.get("content")
     blocks = content if isinstance(content, list) else []
+    first = blocks[0] if len(blocks) == 1 else None
+    if type(first) is dict and type(first.get("text")) is str:  # one text block, most results: its text
+        return first["text"], bool(result.get("isError"))
     text = result_text({"content": blocks}, WHOLE) if blocks else ""
     if not blocks and "structuredContent" in result:
         text = result_text(result["structuredContent"], WHOLE)

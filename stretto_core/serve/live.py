@@ -22,7 +22,7 @@ import threading
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Iterable, Sequence
 
 from stretto_core.paths import stretto_home
 from stretto_core.serve.defaults import (CALL_BUDGET, DEFAULT_THETA, LOOKUP_TIMEOUT, MAX_LOOKUPS_PER_CALL,
@@ -243,7 +243,7 @@ class LiveSession:
         self.fence = new_fence()
         self.lookups: list[Lookup] = []
         self._announced: set[str] = set()
-        self._outstanding: dict[str, str] = {}  # canonical call -> lookup call id, until a write
+        self._outstanding: dict[Hashable, str] = {}  # canonical call -> lookup call id, until a write
         self._alock: asyncio.Lock | None = None
         self._alock_loop: asyncio.AbstractEventLoop | None = None
         self._tlock = threading.Lock()
@@ -398,19 +398,24 @@ class LiveSession:
 
     def _finish(self, result: ToolResult, made: list[Lookup], trig: Any = None,
                 would: Sequence[ShadowLookup] = ()) -> str:
+        # The result and the lookups are this call's own events, made for it (the engine keeps
+        # none of them): they are completed in place, not copied (copies were a tenth of the
+        # proxy's CPU per call outside the engine, `benchmarks/proxy_cpu.py --flow`).
         text = fenced_appendix([lookup for lookup in made if not lookup.abandoned], self.fence)
-        recorded: dict[str, Any] = {"appended": text or None}
-        stamp = self._stamp() if result.at is None else None
-        if stamp is not None:
-            recorded["at"] = stamp
-        self._event(result.model_copy(update=recorded))
+        result.appended = text or None
+        if result.at is None:
+            result.at = self._stamp()
+        self._event(result)
         for shadowed in would:
             self._event(shadowed)
         for lookup in made:
-            self._event(lookup)
+            if lookup.at is None:
+                lookup.at = self._stamp()
+            self._event(lookup)  # written (encoded) now, with its parsed result
             # kept without its parsed result (the text stays): a session open for hours keeps its
             # lookups, and their parsed JSON was most of what it held (`benchmarks/serving_pauses.py`)
-            self.lookups.append(lookup if lookup.parsed is None else lookup.model_copy(update={"parsed": None}))
+            lookup.parsed = None
+            self.lookups.append(lookup)
             if not lookup.error:
                 self._outstanding[_call_key(lookup.tool, lookup.arguments)] = lookup.call_id
         refusals = self.engine_session.take_refusals() if self.engine_session is not None else []
@@ -443,9 +448,14 @@ class LiveSession:
             self.recorder.record(event if hasher is None else hasher.event(event))
 
 
-def _call_key(tool: str, arguments: dict[str, Any]) -> str:
+def _call_key(tool: str, arguments: dict[str, Any]) -> Hashable:
     """A canonical key of a call; arguments too deep or odd to dump get a key of their own, so
-    they can never match a lookup (and never raise into the agent's call)."""
+    they can never match a lookup (and never raise into the agent's call). Arguments of text and
+    whole numbers alone (most calls') are keyed by their sorted pairs, with no JSON written: the
+    proxy keys every call and every lookup (`benchmarks/proxy_cpu.py --flow`)."""
+    if isinstance(arguments, dict) and all(type(name) is str and (isinstance(value, str) or type(value) is int)
+                                           for name, value in arguments.items()):  # (never a bool: 1 is not true)
+        return tool, tuple(sorted(arguments.items()))
     try:
         return tool + "\x00" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
     except (ValueError, TypeError, RecursionError):

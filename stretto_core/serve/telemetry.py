@@ -130,17 +130,32 @@ def trigger(call_id: str, tool: str, carrier: dict[str, Any] | None = None,
 
 
 def timed_async(trig: Trigger, call_tool: Callable[[str, dict[str, Any]], Awaitable[Any]]):  # noqa: ANN201
-    """`call_tool`, noting when each lookup started and ended (for its span)."""
+    """`call_tool`, noting when each lookup started and ended (for its span). A tool function
+    that returns a future (the proxy's lookups) has that very future returned, ended by its
+    done callback: wrapping it in a coroutine would cost the lookup a task to await it."""
 
-    async def call(name: str, arguments: dict[str, Any]) -> Any:
+    def call(name: str, arguments: dict[str, Any]) -> Awaitable[Any]:
         times = [time.time_ns(), 0]
         trig.times.append(times)
         try:
-            return await call_tool(name, arguments)
-        finally:
+            started = call_tool(name, arguments)
+        except BaseException:
             times[1] = time.time_ns()
+            raise
+        if callable(getattr(started, "add_done_callback", None)):
+            started.add_done_callback(lambda _: times.__setitem__(1, time.time_ns()))  # type: ignore[attr-defined]
+            return started
+        return _ended(started, times)
 
     return call
+
+
+async def _ended(awaitable: Awaitable[Any], times: list[int]) -> Any:
+    """`awaitable`'s outcome, its end time noted however it ends."""
+    try:
+        return await awaitable
+    finally:
+        times[1] = time.time_ns()
 
 
 def timed_sync(trig: Trigger, call_tool: Callable[[str, dict[str, Any]], Any]):  # noqa: ANN201

@@ -153,6 +153,8 @@ async def bounded(awaitable: Awaitable[T], timeout: float) -> T:
     cancelled and abandoned, not awaited (`asyncio.wait_for` waits until a cancel is honoured, so
     a call that ignores or defers it, e.g. one waiting on a worker thread, would hang the agent)."""
     task = asyncio.ensure_future(awaitable)
+    if not isinstance(task, asyncio.Task):  # a plain future: cancelling it ends it at once
+        return await _bounded_future(task, timeout)
     try:
         done, _ = await asyncio.wait({task}, timeout=max(0.0, timeout))
     except BaseException:
@@ -164,6 +166,30 @@ async def bounded(awaitable: Awaitable[T], timeout: float) -> T:
         task.add_done_callback(_quiet)
         raise TimeoutError(f"no outcome within {timeout:.3g} s")
     return task.result()
+
+
+async def _bounded_future(future: "asyncio.Future[T]", timeout: float) -> T:
+    """`bounded` for a plain future (no task runs it, so a cancel ends it at once): awaited as
+    it is, and cancelled at the timeout; no waiter and no task between it and the caller."""
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        if not future.done():
+            expired = True
+            future.cancel()
+
+    timer = asyncio.get_running_loop().call_later(max(0.0, timeout), expire)
+    try:
+        return await future
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        cancelling = getattr(task, "cancelling", None)  # 3.11+: the caller's own cancel wins
+        if expired and not (cancelling is not None and cancelling()):
+            raise TimeoutError(f"no outcome within {timeout:.3g} s") from None
+        raise
+    finally:
+        timer.cancel()
 
 
 def _quiet(task: "asyncio.Future[Any]") -> None:

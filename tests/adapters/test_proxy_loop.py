@@ -1,5 +1,6 @@
-"""`STRETTO_PROXY_LOOP=uvloop`: the proxy on uvloop's event loop serves the same, and falls back to
-asyncio's loop where uvloop cannot run (a regular file as stdin aborts it) or is not installed."""
+"""The proxy runs on uvloop's event loop where uvloop is installed (`STRETTO_PROXY_LOOP=asyncio`
+keeps asyncio's), serves the same on it, and falls back to asyncio's loop where uvloop cannot
+run (a regular file as stdin aborts it) or is not installed."""
 
 from __future__ import annotations
 
@@ -48,3 +49,30 @@ def test_the_proxy_on_uvloops_loop_appends_lookups_as_on_asyncios(tmp_path: Path
 
     assert anyio.run(run) == 2
     assert subprocess.run([PYTHON, "-c", "import uvloop"]).returncode == 0
+
+
+LOOP_PROBE = ("import asyncio, sys; from stretto_mcp.run import _fast_event_loop; _fast_event_loop(); "
+              "sys.stderr.write(type(asyncio.get_event_loop_policy()).__module__)")
+
+
+def _loop_chosen(env_loop: str | None) -> str:
+    """The event loop policy's module a proxy started by a host (stdio on pipes) would run on."""
+    from stretto_mcp.scripted import same_code_env
+
+    env = same_code_env()
+    env.pop("STRETTO_PROXY_LOOP", None)
+    if env_loop is not None:
+        env["STRETTO_PROXY_LOOP"] = env_loop
+    done = subprocess.run([PYTHON, "-c", LOOP_PROBE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()[-500:]
+    return done.stderr.decode().strip()
+
+
+def test_a_proxy_a_host_starts_runs_on_uvloops_loop_where_uvloop_is_installed() -> None:
+    pytest.importorskip("uvloop")
+    assert _loop_chosen(None).startswith("uvloop")
+
+
+def test_stretto_proxy_loop_asyncio_keeps_asyncios_loop() -> None:
+    assert _loop_chosen("asyncio").startswith("asyncio")
