@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_session
 from stretto_core.evaluate.replay.record import RecordSource
@@ -160,6 +160,23 @@ def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
     return shards(list(sessions), rounds + 1)  # type: ignore[arg-type]
 
 
+def rule_rounds(batches: Sequence[Sequence[Session]], rule: str, theta: float = DEFAULT_THETA,
+                learn_flow: Callable[[Sequence[Session]], Flow] = learn,
+                holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> Iterator[tuple[RoundScore, Flow]]:
+    """One rule's loop over the batches: per round r ≥ 1, flow_{r-1}'s score serving batch r, and
+    flow_r, learned from batch 0 and the r served batches as the rule teaches them."""
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")
+    taught: list[Session] = list(batches[0])
+    flow = learn_flow(taught)
+    holdout = (lambda s: is_holdout(s, holdout_fraction)) if rule == "holdout" else None
+    for batch in batches[1:]:
+        served, score = serve_batch(flow, batch, theta, holdout, env)
+        taught += list(teaching_sessions(served, rule))
+        flow = learn_flow(taught)
+        yield score, flow
+
+
 def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: int = 5,
              theta: float = DEFAULT_THETA, learn_flow: Callable[[Sequence[Session]], Flow] = learn,
              holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> LoopResult:
@@ -172,16 +189,6 @@ def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: 
         reference.append(serve_batch(flow, batches[r], theta, env=env)[1])
     result.rounds_by_rule[REFERENCE] = reference
     for rule in rules:
-        if rule not in RULES:
-            raise ValueError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")
-        taught: list[Session] = list(batches[0])
-        scores: list[RoundScore] = []
-        flow = learn_flow(taught)
-        for r in range(1, rounds + 1):
-            holdout = (lambda s: is_holdout(s, holdout_fraction)) if rule == "holdout" else None
-            served, score = serve_batch(flow, batches[r], theta, holdout, env)
-            scores.append(score)
-            taught += list(teaching_sessions(served, rule))
-            flow = learn_flow(taught)
-        result.rounds_by_rule[rule] = scores
+        result.rounds_by_rule[rule] = [score for score, _ in
+                                       rule_rounds(batches, rule, theta, learn_flow, holdout_fraction, env)]
     return result
