@@ -43,6 +43,8 @@ from stretto_core.evaluate.measure.bootstrap import Interval
 from stretto_core.evaluate.paired_rounds import DEFAULT_FOLDS, PairedRound, run_paired, verdict
 from stretto_core.evaluate.round_spread import outside, reference_spread
 from stretto_core.evaluate.served_loop import REFERENCE, run_loop
+from stretto_core.learn import served
+from stretto_core.learn.evidence_recall import tool_recall
 from stretto_core.learn.served import RULES
 from stretto_core.sessions.model import Session
 
@@ -122,11 +124,19 @@ def main() -> None:
     parser.add_argument("--paired", action="store_true", help="Also score each round's flow paired with the "
                         "reference's on the sessions neither learned from (cross-fitted; slower).")
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, help="Folds of the paired cross-fit (2 or more).")
+    parser.add_argument("--tool-recall", action="store_true", help="`weighed` takes the evidence test's recall per "
+                        "tool, measured on each loop's batch 0 (the recorded sessions), and teaches a tool it is blind at "
+                        "by each lookup's score.")
+    parser.add_argument("--blind", type=float, default=served.BLIND_RECALL, help="With --tool-recall: below this "
+                        "recall a tool is blind.")
     parser.add_argument("--deployments", default=None, help="Only these deployments (agents), comma-separated.")
     args = parser.parse_args()
     if args.folds < 2:
         parser.error(f"--folds must be 2 or more, not {args.folds}")
     started = time.process_time()
+    served.BLIND_RECALL = args.blind
+    recall_of = (lambda batch: tool_recall(batch, batch[0].header.manifest) if batch[0].header.manifest else {}) \
+        if args.tool_recall else None
     rules = args.rules.split(",")
     out: list[dict] = []
     summary: dict[str, dict[str, int]] = {r: dict.fromkeys(("stable", "stable_beyond_noise", "deployments", "rounds",
@@ -138,7 +148,7 @@ def main() -> None:
         for name, sessions in deployments(app, args.split, args.cache, args.most).items():
             if len(sessions) < args.rounds + 1 or (args.deployments and name not in args.deployments.split(",")):
                 continue
-            result = run_loop(sessions, rules, args.rounds, args.theta, env=args.env)
+            result = run_loop(sessions, rules, args.rounds, args.theta, env=args.env, recall_of=recall_of)
             ref = result.rounds_by_rule[REFERENCE]
             spreads = [reference_spread(r) for r in ref]
             print(f"\n## {app}, {name}: {len(sessions)} {args.split} sessions, batches of {result.batch}, θ = {args.theta}, "
@@ -174,7 +184,8 @@ def main() -> None:
                             **({"spread": [{"saved": a.model_dump(), "detours": b.model_dump()} for a, b in spreads]}
                                if rule == REFERENCE else {})})
             if args.paired:
-                paired = run_paired(sessions, rules, args.rounds, args.theta, folds=args.folds, env=args.env)
+                paired = run_paired(sessions, rules, args.rounds, args.theta, folds=args.folds, env=args.env,
+                                    recall_of=recall_of)
                 print(f"\npaired, {args.folds}-fold cross-fit: each round's flow against the reference learned from the "
                       f"same sessions unserved, both replayed on the {len(sessions)} sessions they did not learn from; "
                       "saved · detours, rule − reference as a share of it [95%]; ✓ within 10%, ✗ off, ? unresolved")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Callable, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -117,7 +117,9 @@ def _joined(a: RoundScore | None, b: RoundScore) -> RoundScore:
 
 def run_paired(sessions: Sequence[Session], rules: Sequence[str], rounds: int = 5, theta: float = DEFAULT_THETA,
                learn_flow: Callable[[Sequence[Session]], Flow] = learn, folds: int = DEFAULT_FOLDS,
-               holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> dict[str, list[PairedRound]]:
+               holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
+               recall_of: Callable[[Sequence[Session]], Mapping[str, float]] | None = None,
+               ) -> dict[str, list[PairedRound]]:
     """Per rule, each round's flow and the reference's replayed on the folds they did not learn from."""
     scored: dict[str, list[RoundScore | None]] = {name: [None] * rounds for name in [REFERENCE, *rules]}
     cut = folds_of(sessions, folds)
@@ -132,7 +134,8 @@ def run_paired(sessions: Sequence[Session], rules: Sequence[str], rounds: int = 
             score = serve_batch(flow, evaluation, theta, env=env)[1]
             scored[REFERENCE][r - 1] = _joined(scored[REFERENCE][r - 1], score)
         for rule in rules:
-            for r, (_, flow) in enumerate(rule_rounds(batches, rule, theta, learn_flow, holdout_fraction, env)):
+            for r, (_, flow) in enumerate(rule_rounds(batches, rule, theta, learn_flow, holdout_fraction, env,
+                                                        recall_of)):
                 scored[rule][r] = _joined(scored[rule][r], serve_batch(flow, evaluation, theta, env=env)[1])
     reference = [s or RoundScore() for s in scored[REFERENCE]]
     return {rule: [PairedRound(s or RoundScore(), ref) for s, ref in zip(scored[rule], reference)] for rule in rules}

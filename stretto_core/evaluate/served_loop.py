@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_session
 from stretto_core.evaluate.replay.record import RecordSource
@@ -162,24 +162,29 @@ def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
 
 def rule_rounds(batches: Sequence[Sequence[Session]], rule: str, theta: float = DEFAULT_THETA,
                 learn_flow: Callable[[Sequence[Session]], Flow] = learn,
-                holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> Iterator[tuple[RoundScore, Flow]]:
+                holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
+                recall_of: Callable[[Sequence[Session]], Mapping[str, float]] | None = None,
+                ) -> Iterator[tuple[RoundScore, Flow]]:
     """One rule's loop over the batches: per round r ≥ 1, flow_{r-1}'s score serving batch r, and
-    flow_r, learned from batch 0 and the r served batches as the rule teaches them."""
+    flow_r, learned from batch 0 and the r served batches as the rule teaches them (`recall_of`:
+    the evidence test's recall per tool, measured on batch 0, the recorded sessions)."""
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")
     taught: list[Session] = list(batches[0])
     flow = learn_flow(taught)
     holdout = (lambda s: is_holdout(s, holdout_fraction)) if rule == "holdout" else None
+    recall = recall_of(batches[0]) if recall_of is not None else None
     for batch in batches[1:]:
         served, score = serve_batch(flow, batch, theta, holdout, env)
-        taught += list(teaching_sessions(served, rule))
+        taught += list(teaching_sessions(served, rule, recall))
         flow = learn_flow(taught)
         yield score, flow
 
 
 def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: int = 5,
              theta: float = DEFAULT_THETA, learn_flow: Callable[[Sequence[Session]], Flow] = learn,
-             holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> LoopResult:
+             holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
+             recall_of: Callable[[Sequence[Session]], Mapping[str, float]] | None = None) -> LoopResult:
     """The loop of the module docstring for each rule, and the reference beside it."""
     batches = batches_of(sessions, rounds)
     result = LoopResult(rounds=rounds, batch=len(batches[1]))
@@ -190,5 +195,5 @@ def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: 
     result.rounds_by_rule[REFERENCE] = reference
     for rule in rules:
         result.rounds_by_rule[rule] = [score for score, _ in
-                                       rule_rounds(batches, rule, theta, learn_flow, holdout_fraction, env)]
+                                       rule_rounds(batches, rule, theta, learn_flow, holdout_fraction, env, recall_of)]
     return result

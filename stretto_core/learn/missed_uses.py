@@ -14,7 +14,7 @@ the agent never reads) is taught none, and one catch among many lookups (a stray
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from stretto_core.sessions.model import Lookup
 
@@ -33,9 +33,10 @@ def used_share(caught: int, missed: int, recall_share: float, false_share: float
 
 
 def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], recall_share: float,
-                  false_share: float = 0.0) -> set[str]:
+                  false_share: float = 0.0, by_tool: Mapping[str, float] | None = None) -> set[str]:
     """Of the `shown` lookups the test did not catch (`caught`: the call ids it did), those taught
-    as used: at each (tool, site), `used_share` of them, each by its own fixed draw."""
+    as used: at each (tool, site), `used_share` of them, each by its own fixed draw (`by_tool`:
+    the test's recall per tool, where measured; `recall_share` elsewhere)."""
     groups: dict[tuple[str, str | None], list[Lookup]] = {}
     hits: dict[tuple[str, str | None], int] = {}
     for lk in shown:
@@ -46,9 +47,19 @@ def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], re
             groups.setdefault(key, []).append(lk)
     out: set[str] = set()
     for key, missed in groups.items():
-        share = used_share(hits.get(key, 0), len(missed), recall_share, false_share)
+        r = by_tool.get(key[0], recall_share) if by_tool else recall_share
+        share = used_share(hits.get(key, 0), len(missed), r, false_share)
         out |= {lk.call_id for lk in missed if _draw(session_id, lk.call_id) < share}
     return out
+
+
+def drawn_by_score(session_id: str, shown: Sequence[Lookup], caught: set[str], blind: set[str]) -> set[str]:
+    """Where the test is blind (`blind`: tools whose uses it catches too rarely to tell one from a
+    detour), an uncaught lookup says nothing either way: it is taught as used with the chance the
+    flow gave it when it served (its score), so the site's estimate stays where it was, in
+    expectation, instead of falling for want of evidence the test could not give."""
+    return {lk.call_id for lk in shown if lk.tool in blind and lk.call_id not in caught
+            and _draw(session_id, lk.call_id) < (lk.score or 0.0)}
 
 
 def _draw(session_id: str, call_id: str) -> float:

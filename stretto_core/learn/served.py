@@ -40,11 +40,11 @@ prior's weight falls as they arrive: w(n) = w0 · k / (k + n) (`prior_weight_at`
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
-from stretto_core.learn.missed_uses import drawn_as_used
+from stretto_core.learn.missed_uses import drawn_as_used, drawn_by_score
 from stretto_core.learn.first_source import first_shown
 from stretto_core.sessions.values import argument_leaves, normalize
 
@@ -78,6 +78,10 @@ lookups the agent would have made). Without it, a site where the test caught a s
 taught a second one, and τ² airline's chained reservation lookups came back (claude-opus-4-6's
 rounds 4–5: 2.1 detours an episode against the unserved flow's 0.7 and 0.4)."""
 
+BLIND_RECALL = 0.25
+"""`weighed` with a recall per tool: below this recall the test cannot tell a use from a detour at a
+tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`)."""
+
 MIN_SAID_CHARS = 4
 """A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
 
@@ -99,8 +103,10 @@ def is_served(session: Session) -> bool:
     return any(isinstance(e, Lookup) and not e.abandoned for e in session.events)
 
 
-def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
-    """The session as the next flow learns it under `rule`; None: it teaches nothing."""
+def teaching_view(session: Session, rule: str = DEFAULT_RULE,
+                  recall: Mapping[str, float] | None = None) -> Session | None:
+    """The session as the next flow learns it under `rule`; None: it teaches nothing (`recall`:
+    `weighed`'s recall per tool, measured on the deployment's recorded sessions, where known)."""
     if rule not in RULES:
         raise ValueError(f"the served-session rule is one of {', '.join(RULES)}, not {rule!r}")
     if not is_served(session):
@@ -116,14 +122,18 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
             if rule == "all" or (manifest is not None and shows_use(session, lk, manifest, said=rule != "used",
                                                                    fresh=fresh.get(lk.call_id, set())))}
     if rule == "weighed" and manifest is not None:
-        keep |= drawn_as_used(session.session_id, shown, keep, RECALL, FALSE_CATCH)
+        caught = set(keep)
+        keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH, recall)
+        if recall:
+            keep |= drawn_by_score(session.session_id, shown, caught, {t for t, r in recall.items() if r < BLIND_RECALL})
     return as_agent_calls(session, keep)
 
 
-def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE) -> Iterator[Session]:
+def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE,
+                      recall: Mapping[str, float] | None = None) -> Iterator[Session]:
     """Each session's `teaching_view`, the ones that teach nothing left out."""
     for s in sessions:
-        view = teaching_view(s, rule)
+        view = teaching_view(s, rule, recall)
         if view is not None:
             yield view
 
