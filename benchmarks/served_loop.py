@@ -129,12 +129,14 @@ def main() -> None:
                         "by each lookup's score.")
     parser.add_argument("--blind", type=float, default=served.BLIND_RECALL, help="With --tool-recall: below this "
                         "recall a tool is blind.")
+    parser.add_argument("--blind-share", type=float, default=served.BLIND_SHARE, help="With --tool-recall: an "
+                        "uncaught lookup at a blind tool is taught with this share of its score.")
     parser.add_argument("--deployments", default=None, help="Only these deployments (agents), comma-separated.")
     args = parser.parse_args()
     if args.folds < 2:
         parser.error(f"--folds must be 2 or more, not {args.folds}")
     started = time.process_time()
-    served.BLIND_RECALL = args.blind
+    served.BLIND_RECALL, served.BLIND_SHARE = args.blind, args.blind_share
     recall_of = (lambda batch: tool_recall(batch, batch[0].header.manifest) if batch[0].header.manifest else {}) \
         if args.tool_recall else None
     rules = args.rules.split(",")

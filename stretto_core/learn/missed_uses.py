@@ -53,13 +53,15 @@ def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], re
     return out
 
 
-def drawn_by_score(session_id: str, shown: Sequence[Lookup], caught: set[str], blind: set[str]) -> set[str]:
+def drawn_by_score(session_id: str, shown: Sequence[Lookup], caught: set[str], blind: set[str],
+                   share: float = 1.0) -> set[str]:
     """Where the test is blind (`blind`: tools whose uses it catches too rarely to tell one from a
     detour), an uncaught lookup says nothing either way: it is taught as used with the chance the
     flow gave it when it served (its score), so the site's estimate stays where it was, in
-    expectation, instead of falling for want of evidence the test could not give."""
+    expectation, instead of falling for want of evidence the test could not give (`share` < 1:
+    a score that made the lookup is one picked for being high, so only that share of it)."""
     return {lk.call_id for lk in shown if lk.tool in blind and lk.call_id not in caught
-            and _draw(session_id, lk.call_id) < (lk.score or 0.0)}
+            and _draw(session_id, lk.call_id) < share * (lk.score or 0.0)}
 
 
 def _draw(session_id: str, call_id: str) -> float:

@@ -82,6 +82,9 @@ BLIND_RECALL = 0.25
 """`weighed` with a recall per tool: below this recall the test cannot tell a use from a detour at a
 tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`)."""
 
+BLIND_SHARE = 1.0
+"""`weighed` with a recall per tool: an uncaught lookup at a blind tool is taught with this share of its score."""
+
 MIN_SAID_CHARS = 4
 """A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
 
@@ -125,7 +128,8 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE,
         caught = set(keep)
         keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH, recall)
         if recall:
-            keep |= drawn_by_score(session.session_id, shown, caught, {t for t, r in recall.items() if r < BLIND_RECALL})
+            keep |= drawn_by_score(session.session_id, shown, caught, {t for t, r in recall.items() if r < BLIND_RECALL},
+                                   BLIND_SHARE)
     return as_agent_calls(session, keep)
 
 
