@@ -236,7 +236,8 @@ def main() -> None:
     print(f"\n{time.process_time() - started:.0f} s CPU")
     if args.json is not None:
         args.json.write_text(json.dumps({"split": args.split, "rounds": args.rounds, "theta": args.theta,
-                                         "rows": out, "summary": summary,
+                                         "tool_recall": args.tool_recall, "blind": args.blind,
+                                         "blind_share": args.blind_share, "rows": out, "summary": summary,
                                          **({"paired": paired_out, "paired_summary": paired_summary}
                                             if args.paired else {})}, indent=1), encoding="utf-8")
         print(f"wrote {args.json}")

@@ -79,11 +79,16 @@ taught a second one, and τ² airline's chained reservation lookups came back (c
 rounds 4–5: 2.1 detours an episode against the unserved flow's 0.7 and 0.4)."""
 
 BLIND_RECALL = 0.25
-"""`weighed` with a recall per tool: below this recall the test cannot tell a use from a detour at a
-tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`)."""
+"""`weighed` with a recall per tool (`teaching_view`'s `recall`; only `benchmarks/served_loop.py
+--tool-recall` passes one so far): below this recall the test cannot tell a use from a detour at a
+tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`). Train
+split, paired score (docs/promotion.md): 0.25 moved AgentDojo travel's rounds; 0.1 left them as
+plain `weighed` (a tool's recall is pulled toward 0.5, so travel's prices sat above 0.1)."""
 
-BLIND_SHARE = 1.0
-"""`weighed` with a recall per tool: an uncaught lookup at a blind tool is taught with this share of its score."""
+BLIND_SHARE = 0.5
+"""`weighed` with a recall per tool: an uncaught lookup at a blind tool is taught with this share of
+its score (a score that made a lookup was picked for being high). Train split, paired score: the
+whole score gave travel +21–30% detours (3 rounds off); half, none off (docs/promotion.md)."""
 
 MIN_SAID_CHARS = 4
 """A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
