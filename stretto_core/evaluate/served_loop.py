@@ -157,7 +157,7 @@ class LoopResult:
 
 def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
     """`rounds + 1` consecutive batches of as equal sizes as can be (batch 0 is recorded)."""
-    return shards(list(sessions), rounds + 1)  # type: ignore[arg-type]
+    return shards(list(sessions), rounds + 1)  # type: ignore[arg-type, return-value]
 
 
 def rule_rounds(batches: Sequence[Sequence[Session]], rule: str, theta: float = DEFAULT_THETA,
