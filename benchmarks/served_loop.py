@@ -38,6 +38,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import Any, Sequence
 
 from lifecycle_data import DEFAULT_CACHE, in_order, load_app
 from stretto_core.evaluate.measure.bootstrap import Interval
@@ -46,6 +47,7 @@ from stretto_core.evaluate.round_spread import outside, reference_spread
 from stretto_core.evaluate.served_loop import REFERENCE, run_loop
 from stretto_core.learn import served
 from stretto_core.learn.evidence_recall import tool_recall
+from stretto_core.learn.missed_uses import ToolRecall
 from stretto_core.learn.served import RULES
 from stretto_core.sessions.model import Session
 
@@ -85,10 +87,11 @@ PAIRED_KEYS = ("deployments", "rounds", "within", "off", "unresolved", "point_wi
                "saved", "saved_reference", "detours", "detours_reference")
 
 
-def report_paired(rounds: list[PairedRound], totals: dict[str, int]) -> tuple[str, list[dict]]:
+def report_paired(rounds: list[PairedRound], totals: dict[str, int]) -> tuple[str, list[dict[str, Any]]]:
     """One rule's paired row (a cell per round: saved and detours differences, `✓` within 10% by its
     whole interval, `✗` off by its whole interval, `?` unresolved) and its rounds for the JSON."""
-    cells, rows = [], []
+    cells: list[str] = []
+    rows: list[dict[str, Any]] = []
     for pair in rounds:
         saved, detours = pair.differences()
         judged = (verdict(saved), verdict(detours))
@@ -137,9 +140,12 @@ def main() -> None:
     if args.folds < 2:
         parser.error(f"--folds must be 2 or more, not {args.folds}")
     started = time.process_time()
-    served.BLIND_RECALL, served.BLIND_SHARE = args.blind, args.blind_share
-    recall_of = (lambda batch: tool_recall(batch, batch[0].header.manifest) if batch[0].header.manifest else {}) \
-        if args.tool_recall else None
+    def measured(batch: Sequence[Session]) -> ToolRecall:
+        """The test's recall per tool on a loop's recorded batch, with the knobs given."""
+        manifest = batch[0].header.manifest
+        return ToolRecall(tool_recall(batch, manifest) if manifest else {}, args.blind, args.blind_share)
+
+    recall_of = measured if args.tool_recall else None
     rules = args.rules.split(",")
     out: list[dict] = []
     summary: dict[str, dict[str, int]] = {r: dict.fromkeys(("stable", "stable_beyond_noise", "deployments", "rounds",
@@ -195,17 +201,17 @@ def main() -> None:
                 print("| rule | " + " | ".join(f"round {r + 1}" for r in range(args.rounds)) + " |")
                 print("|---|" + "---|" * args.rounds)
                 for rule, rounds in paired.items():
-                    cells, rows = report_paired(rounds, paired_summary[rule])
-                    print(f"| {rule} | {cells} |")
+                    row_text, rows = report_paired(rounds, paired_summary[rule])
+                    print(f"| {rule} | {row_text} |")
                     paired_out.append({"app": app, "deployment": name, "rule": rule, "split": args.split,
                                        "folds": args.folds, "rounds": rows})
-    ref = summary[REFERENCE]
+    ref_total = summary[REFERENCE]
     print("\n| rule | saved, all rounds | vs reference | detours | vs reference | deployments with every round "
           "within 10% (strict) | rounds outside 10% | deployments with no round outside 10% and the reference's 95% "
           "| rounds outside both |\n|---|---|---|---|---|---|---|---|---|")
     for rule, s in summary.items():
-        ds = (s["saved"] - ref["saved"]) / ref["saved"] if ref["saved"] else 0.0
-        dd = (s["detours"] - ref["detours"]) / ref["detours"] if ref["detours"] else 0.0
+        ds = (s["saved"] - ref_total["saved"]) / ref_total["saved"] if ref_total["saved"] else 0.0
+        dd = (s["detours"] - ref_total["detours"]) / ref_total["detours"] if ref_total["detours"] else 0.0
         if rule == REFERENCE:
             print(f"| {rule} | {s['saved']} | | {s['detours']} | | | | | |")
             continue
@@ -213,8 +219,8 @@ def main() -> None:
               f"| {s['rounds_out']} of {s['rounds']} | {s['stable_beyond_noise']} of {s['deployments']} "
               f"| {s['rounds_out_beyond_noise']} of {s['rounds']} |")
     def gap(rule: str) -> float:
-        return max(abs(summary[rule]["saved"] / max(ref["saved"], 1) - 1),
-                   abs(summary[rule]["detours"] / max(ref["detours"], 1) - 1))
+        return max(abs(summary[rule]["saved"] / max(ref_total["saved"], 1) - 1),
+                   abs(summary[rule]["detours"] / max(ref_total["detours"], 1) - 1))
 
     steadiest = min(rules, key=lambda r: (summary[r]["rounds_out_beyond_noise"], summary[r]["rounds_out"], gap(r)))
     closest = min(rules, key=gap)

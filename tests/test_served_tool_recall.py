@@ -8,8 +8,8 @@ from shop_sessions import MANIFEST, shop_sessions
 from stretto_core.evaluate.served_loop import serve_batch
 from stretto_core.flow.ir import count_sessions, learn, merge
 from stretto_core.learn.evidence_recall import tool_recall
-from stretto_core.learn.missed_uses import drawn_by_score
-from stretto_core.learn.served import BLIND_SHARE, teaching_sessions, teaching_view
+from stretto_core.learn.missed_uses import ToolRecall, drawn_by_score
+from stretto_core.learn.served import BLIND_RECALL, BLIND_SHARE, teaching_sessions, teaching_view
 from stretto_core.sessions.model import LLMTurn, Lookup, Session, SessionHeader, ToolCall, ToolResult
 
 
@@ -26,13 +26,17 @@ def served(n: int, score: float) -> Session:
     return Session(header=header, events=events)
 
 
+def table(by_tool: dict[str, float]) -> ToolRecall:
+    return ToolRecall(by_tool, BLIND_RECALL, BLIND_SHARE)
+
+
 def taught(view: Session | None) -> bool:
     assert view is not None
     return any(c.call_id == "stretto-1" for e in view.events if isinstance(e, LLMTurn) for c in e.calls)
 
 
 def test_an_uncaught_lookup_at_a_blind_tool_is_taught_about_as_often_as_its_share_of_its_score() -> None:
-    blind = {"get_product_details": 0.05}
+    blind = table({"get_product_details": 0.05})
     often = sum(taught(teaching_view(served(n, 0.8), "weighed", blind)) for n in range(400))
     rarely = sum(taught(teaching_view(served(n, 0.2), "weighed", blind)) for n in range(400))
     assert abs(often - 400 * 0.8 * BLIND_SHARE) <= 40 and abs(rarely - 400 * 0.2 * BLIND_SHARE) <= 25
@@ -41,7 +45,7 @@ def test_an_uncaught_lookup_at_a_blind_tool_is_taught_about_as_often_as_its_shar
 
 
 def test_a_tool_the_test_sees_well_is_not_taught_by_score() -> None:
-    assert not any(taught(teaching_view(served(n, 0.9), "weighed", {"get_product_details": 0.9})) for n in range(50))
+    assert not any(taught(teaching_view(served(n, 0.9), "weighed", table({"get_product_details": 0.9}))) for n in range(50))
 
 
 def test_the_draw_takes_only_the_share_of_the_score_asked() -> None:
@@ -61,7 +65,7 @@ def test_recall_per_tool_is_pulled_toward_the_prior_where_few_calls_were_tested(
 def test_served_sessions_taught_with_a_recall_table_count_the_same_in_parts_as_at_once() -> None:
     sessions = shop_sessions(30)
     batch, _ = serve_batch(learn(sessions[:10], MANIFEST), sessions[10:30])
-    blind = {tool: 0.05 for tool in ("get_user_details", "get_order_details", "get_product_details")}
+    blind = table({tool: 0.05 for tool in ("get_user_details", "get_order_details", "get_product_details")})
     views = list(teaching_sessions(batch, "weighed", blind))
     assert views != list(teaching_sessions(batch, "weighed"))
     first = count_sessions(list(teaching_sessions(batch[:7], "weighed", blind)), MANIFEST)

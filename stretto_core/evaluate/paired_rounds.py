@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from stretto_core.evaluate.round_spread import WITHIN
 from stretto_core.evaluate.served_loop import (HOLDOUT_FRACTION, REFERENCE, RoundScore, batches_of, rule_rounds,
                                                serve_batch)
 from stretto_core.flow.ir import Flow, learn
+from stretto_core.learn.missed_uses import ToolRecall
 from stretto_core.serve.speculator import DEFAULT_THETA
 from stretto_core.sessions.model import Session
 
@@ -118,7 +119,7 @@ def _joined(a: RoundScore | None, b: RoundScore) -> RoundScore:
 def run_paired(sessions: Sequence[Session], rules: Sequence[str], rounds: int = 5, theta: float = DEFAULT_THETA,
                learn_flow: Callable[[Sequence[Session]], Flow] = learn, folds: int = DEFAULT_FOLDS,
                holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
-               recall_of: Callable[[Sequence[Session]], Mapping[str, float]] | None = None,
+               recall_of: Callable[[Sequence[Session]], ToolRecall] | None = None,
                ) -> dict[str, list[PairedRound]]:
     """Per rule, each round's flow and the reference's replayed on the folds they did not learn from."""
     scored: dict[str, list[RoundScore | None]] = {name: [None] * rounds for name in [REFERENCE, *rules]}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Sequence
 
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_session
 from stretto_core.evaluate.replay.record import RecordSource
@@ -28,6 +28,7 @@ from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.tally import tally
 from stretto_core.evaluate.replay.walk import LookupRecord, Walk
 from stretto_core.flow.ir import Flow, learn
+from stretto_core.learn.missed_uses import ToolRecall
 from stretto_core.flow.stream import shards
 from stretto_core.learn.served import MODE_LABEL, RULES, teaching_sessions
 from stretto_core.serve.runtime import FlowRuntime
@@ -163,7 +164,7 @@ def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
 def rule_rounds(batches: Sequence[Sequence[Session]], rule: str, theta: float = DEFAULT_THETA,
                 learn_flow: Callable[[Sequence[Session]], Flow] = learn,
                 holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
-                recall_of: Callable[[Sequence[Session]], Mapping[str, float]] | None = None,
+                recall_of: Callable[[Sequence[Session]], ToolRecall] | None = None,
                 ) -> Iterator[tuple[RoundScore, Flow]]:
     """One rule's loop over the batches: per round r ≥ 1, flow_{r-1}'s score serving batch r, and
     flow_r, learned from batch 0 and the r served batches as the rule teaches them (`recall_of`:
@@ -184,7 +185,7 @@ def rule_rounds(batches: Sequence[Sequence[Session]], rule: str, theta: float = 
 def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: int = 5,
              theta: float = DEFAULT_THETA, learn_flow: Callable[[Sequence[Session]], Flow] = learn,
              holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
-             recall_of: Callable[[Sequence[Session]], Mapping[str, float]] | None = None) -> LoopResult:
+             recall_of: Callable[[Sequence[Session]], ToolRecall] | None = None) -> LoopResult:
     """The loop of the module docstring for each rule, and the reference beside it."""
     batches = batches_of(sessions, rounds)
     result = LoopResult(rounds=rounds, batch=len(batches[1]))

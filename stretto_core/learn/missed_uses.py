@@ -14,9 +14,25 @@ the agent never reads) is taught none, and one catch among many lookups (a stray
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from stretto_core.sessions.model import Lookup
+
+
+@dataclass(frozen=True)
+class ToolRecall:
+    """The evidence test's recall per tool, measured on a deployment's recorded sessions: the
+    recall `weighed` scales catches by at each tool, and below `blind_below` a tool whose uncaught
+    lookups are taught by `score_share` of their score instead (`drawn_by_score`). A fixed input:
+    sessions taught with the same table count the same in parts as at once."""
+
+    by_tool: Mapping[str, float]
+    blind_below: float
+    score_share: float
+
+    def blind(self) -> set[str]:
+        return {tool for tool, r in self.by_tool.items() if r < self.blind_below}
 
 
 def used_share(caught: int, missed: int, recall_share: float, false_share: float = 0.0) -> float:

@@ -40,11 +40,11 @@ prior's weight falls as they arrive: w(n) = w0 · k / (k + n) (`prior_weight_at`
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
-from stretto_core.learn.missed_uses import drawn_as_used, drawn_by_score
+from stretto_core.learn.missed_uses import ToolRecall, drawn_as_used, drawn_by_score
 from stretto_core.learn.first_source import first_shown
 from stretto_core.sessions.values import argument_leaves, normalize
 
@@ -82,7 +82,7 @@ taught a second one, and τ² airline's chained reservation lookups came back (c
 rounds 4–5: 2.1 detours an episode against the unserved flow's 0.7 and 0.4)."""
 
 BLIND_RECALL = 0.25
-"""`weighed` with a recall per tool (`teaching_view`'s `recall`; only `benchmarks/served_loop.py
+"""`weighed` with a recall per tool (`teaching_view`'s `recall`, a `ToolRecall`; only `benchmarks/served_loop.py
 --tool-recall` passes one so far): below this recall the test cannot tell a use from a detour at a
 tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`). Train
 split, paired score (docs/promotion.md): 0.25 moved AgentDojo travel's rounds; 0.1 left them as
@@ -115,7 +115,7 @@ def is_served(session: Session) -> bool:
 
 
 def teaching_view(session: Session, rule: str = DEFAULT_RULE,
-                  recall: Mapping[str, float] | None = None) -> Session | None:
+                  recall: ToolRecall | None = None) -> Session | None:
     """The session as the next flow learns it under `rule`; None: it teaches nothing (`recall`:
     `weighed`'s recall per tool, measured on the deployment's recorded sessions, where known)."""
     if rule not in RULES:
@@ -134,15 +134,15 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE,
                                                                    fresh=fresh.get(lk.call_id, set())))}
     if rule == "weighed" and manifest is not None:
         caught = set(keep)
-        keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH, recall)
-        if recall:
-            keep |= drawn_by_score(session.session_id, shown, caught, {t for t, r in recall.items() if r < BLIND_RECALL},
-                                   BLIND_SHARE)
+        keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH,
+                              recall.by_tool if recall is not None else None)
+        if recall is not None:
+            keep |= drawn_by_score(session.session_id, shown, caught, recall.blind(), recall.score_share)
     return as_agent_calls(session, keep)
 
 
 def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE,
-                      recall: Mapping[str, float] | None = None) -> Iterator[Session]:
+                      recall: ToolRecall | None = None) -> Iterator[Session]:
     """Each session's `teaching_view`, the ones that teach nothing left out."""
     for s in sessions:
         view = teaching_view(s, rule, recall)
