@@ -12,7 +12,9 @@ the answered calls gone, stretto's lookups in their place (`served_session`).
               batch, each session as the rule teaches it
 
 Each round's flow is measured on that round's batch beside the flow learned once from the same
-sessions as recorded, unserved (the reference): turns saved and detours.
+sessions as recorded, unserved (the reference): turns saved and detours. `paired_rounds.py`
+scores each round's flow beside the reference's on the same, larger set of sessions neither
+learned from (`rule_rounds` yields the flows).
 """
 
 from __future__ import annotations
