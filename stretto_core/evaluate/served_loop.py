@@ -12,7 +12,9 @@ the answered calls gone, stretto's lookups in their place (`served_session`).
               batch, each session as the rule teaches it
 
 Each round's flow is measured on that round's batch beside the flow learned once from the same
-sessions as recorded, unserved (the reference): turns saved and detours.
+sessions as recorded, unserved (the reference): turns saved and detours. `paired_rounds.py`
+scores each round's flow beside the reference's on the same, larger set of sessions neither
+learned from (`rule_rounds` yields the flows).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from stretto_core.evaluate.replay.episode import PreparedEpisode, prepare_session
 from stretto_core.evaluate.replay.record import RecordSource
@@ -28,6 +30,7 @@ from stretto_core.evaluate.replay.run import ReplayOptions, build_engine
 from stretto_core.evaluate.replay.tally import tally
 from stretto_core.evaluate.replay.walk import LookupRecord, Walk
 from stretto_core.flow.ir import Flow, learn
+from stretto_core.learn.missed_uses import ToolRecall
 from stretto_core.flow.stream import shards
 from stretto_core.learn.served import MODE_LABEL, RULES, teaching_sessions
 from stretto_core.serve.runtime import FlowRuntime
@@ -157,12 +160,34 @@ class LoopResult:
 
 def batches_of(sessions: Sequence[Session], rounds: int) -> list[list[Session]]:
     """`rounds + 1` consecutive batches of as equal sizes as can be (batch 0 is recorded)."""
-    return shards(list(sessions), rounds + 1)  # type: ignore[arg-type]
+    return shards(list(sessions), rounds + 1)  # type: ignore[arg-type, return-value]
+
+
+def rule_rounds(batches: Sequence[Sequence[Session]], rule: str, theta: float = DEFAULT_THETA,
+                learn_flow: Callable[[Sequence[Session]], Flow] = learn,
+                holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
+                recall_of: Callable[[Sequence[Session]], ToolRecall] | None = None,
+                ) -> Iterator[tuple[RoundScore, Flow]]:
+    """One rule's loop over the batches: per round r ≥ 1, flow_{r-1}'s score serving batch r, and
+    flow_r, learned from batch 0 and the r served batches as the rule teaches them (`recall_of`:
+    the evidence test's recall per tool, measured on batch 0, the recorded sessions)."""
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")
+    taught: list[Session] = list(batches[0])
+    flow = learn_flow(taught)
+    holdout = (lambda s: is_holdout(s, holdout_fraction)) if rule == "holdout" else None
+    recall = recall_of(batches[0]) if recall_of is not None else None
+    for batch in batches[1:]:
+        served, score = serve_batch(flow, batch, theta, holdout, env)
+        taught += list(teaching_sessions(served, rule, recall))
+        flow = learn_flow(taught)
+        yield score, flow
 
 
 def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: int = 5,
              theta: float = DEFAULT_THETA, learn_flow: Callable[[Sequence[Session]], Flow] = learn,
-             holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False) -> LoopResult:
+             holdout_fraction: float = HOLDOUT_FRACTION, env: bool = False,
+             recall_of: Callable[[Sequence[Session]], ToolRecall] | None = None) -> LoopResult:
     """The loop of the module docstring for each rule, and the reference beside it."""
     batches = batches_of(sessions, rounds)
     result = LoopResult(rounds=rounds, batch=len(batches[1]))
@@ -172,16 +197,6 @@ def run_loop(sessions: Sequence[Session], rules: Sequence[str] = RULES, rounds: 
         reference.append(serve_batch(flow, batches[r], theta, env=env)[1])
     result.rounds_by_rule[REFERENCE] = reference
     for rule in rules:
-        if rule not in RULES:
-            raise ValueError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")
-        taught: list[Session] = list(batches[0])
-        scores: list[RoundScore] = []
-        flow = learn_flow(taught)
-        for r in range(1, rounds + 1):
-            holdout = (lambda s: is_holdout(s, holdout_fraction)) if rule == "holdout" else None
-            served, score = serve_batch(flow, batches[r], theta, holdout, env)
-            scores.append(score)
-            taught += list(teaching_sessions(served, rule))
-            flow = learn_flow(taught)
-        result.rounds_by_rule[rule] = scores
+        result.rounds_by_rule[rule] = [score for score, _ in
+                                       rule_rounds(batches, rule, theta, learn_flow, holdout_fraction, env, recall_of)]
     return result

@@ -64,6 +64,14 @@ def recall(sessions: Iterable[Session], manifest: ToolManifest, said: bool = Tru
     return out
 
 
+def tool_recall(sessions: Iterable[Session], manifest: ToolManifest, prior: float = 0.5,
+                weight: float = 5.0) -> dict[str, float]:
+    """Per read tool, the test's recall on these (recorded) sessions, pulled toward `prior` as if
+    `weight` more calls had been tested at it: a tool tested twice is not known to be blind."""
+    return {tool: (r.caught + prior * weight) / (r.tested + weight)
+            for tool, r in recall(sessions, manifest).items()}
+
+
 def _read_calls(session: Session, manifest: ToolManifest) -> list[tuple[str, str]]:
     """The agent's read calls that returned a result without error, as (call id, tool)."""
     results = {e.call_id: e for e in session.events if isinstance(e, ToolResult)}

@@ -14,9 +14,25 @@ the agent never reads) is taught none, and one catch among many lookups (a stray
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from stretto_core.sessions.model import Lookup
+
+
+@dataclass(frozen=True)
+class ToolRecall:
+    """The evidence test's recall per tool, measured on a deployment's recorded sessions: the
+    recall `weighed` scales catches by at each tool, and below `blind_below` a tool whose uncaught
+    lookups are taught by `score_share` of their score instead (`drawn_by_score`). A fixed input:
+    sessions taught with the same table count the same in parts as at once."""
+
+    by_tool: Mapping[str, float]
+    blind_below: float
+    score_share: float
+
+    def blind(self) -> set[str]:
+        return {tool for tool, r in self.by_tool.items() if r < self.blind_below}
 
 
 def used_share(caught: int, missed: int, recall_share: float, false_share: float = 0.0) -> float:
@@ -33,9 +49,10 @@ def used_share(caught: int, missed: int, recall_share: float, false_share: float
 
 
 def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], recall_share: float,
-                  false_share: float = 0.0) -> set[str]:
+                  false_share: float = 0.0, by_tool: Mapping[str, float] | None = None) -> set[str]:
     """Of the `shown` lookups the test did not catch (`caught`: the call ids it did), those taught
-    as used: at each (tool, site), `used_share` of them, each by its own fixed draw."""
+    as used: at each (tool, site), `used_share` of them, each by its own fixed draw (`by_tool`:
+    the test's recall per tool, where measured; `recall_share` elsewhere)."""
     groups: dict[tuple[str, str | None], list[Lookup]] = {}
     hits: dict[tuple[str, str | None], int] = {}
     for lk in shown:
@@ -46,9 +63,21 @@ def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], re
             groups.setdefault(key, []).append(lk)
     out: set[str] = set()
     for key, missed in groups.items():
-        share = used_share(hits.get(key, 0), len(missed), recall_share, false_share)
+        r = by_tool.get(key[0], recall_share) if by_tool else recall_share
+        share = used_share(hits.get(key, 0), len(missed), r, false_share)
         out |= {lk.call_id for lk in missed if _draw(session_id, lk.call_id) < share}
     return out
+
+
+def drawn_by_score(session_id: str, shown: Sequence[Lookup], caught: set[str], blind: set[str],
+                   share: float = 1.0) -> set[str]:
+    """Where the test is blind (`blind`: tools whose uses it catches too rarely to tell one from a
+    detour), an uncaught lookup says nothing either way: it is taught as used with the chance the
+    flow gave it when it served (its score), so the site's estimate stays where it was, in
+    expectation, instead of falling for want of evidence the test could not give (`share` < 1:
+    a score that made the lookup is one picked for being high, so only that share of it)."""
+    return {lk.call_id for lk in shown if lk.tool in blind and lk.call_id not in caught
+            and _draw(session_id, lk.call_id) < share * (lk.score or 0.0)}
 
 
 def _draw(session_id: str, call_id: str) -> float:

@@ -44,7 +44,7 @@ from typing import Iterable, Iterator
 
 from stretto_core.sessions.manifest import ToolManifest
 from stretto_core.sessions.model import Event, LLMTurn, Lookup, Session, ToolCall, ToolResult
-from stretto_core.learn.missed_uses import drawn_as_used
+from stretto_core.learn.missed_uses import ToolRecall, drawn_as_used, drawn_by_score
 from stretto_core.learn.first_source import first_shown
 from stretto_core.sessions.values import argument_leaves, normalize
 
@@ -55,7 +55,10 @@ deployments and five rounds no round of it is both more than 10% off flows learn
 sessions unserved and beyond the unserved flow's own 95% interval (`said` 1 of 45, `used` 4,
 `holdout` 8, `all` 10, `drop` 11), and 10 of 45 are more than 10% off (`said` 13); over all rounds
 it saved 1.0% fewer turns with 3.1% fewer detours (`said` −1.4% / −2.8%). Its draws change which
-lookups are taught: with two other hashes, 11 and 12 rounds more than 10% off, none beyond noise."""
+lookups are taught: with two other hashes, 11 and 12 rounds more than 10% off, none beyond noise.
+Paired (`--paired`: each round's flow and the unserved one replayed on the same sessions neither
+learned from), it is off by more than 10% beyond doubt in 6 of 45 rounds (`said` 10, `used` 15,
+`all` 19, `holdout` 20, `drop` 21)."""
 
 SERVED_MODE = "serve"
 MODE_LABEL = "stretto_mode"
@@ -78,6 +81,18 @@ lookups the agent would have made). Without it, a site where the test caught a s
 taught a second one, and τ² airline's chained reservation lookups came back (claude-opus-4-6's
 rounds 4–5: 2.1 detours an episode against the unserved flow's 0.7 and 0.4)."""
 
+BLIND_RECALL = 0.25
+"""`weighed` with a recall per tool (`teaching_view`'s `recall`, a `ToolRecall`; only `benchmarks/served_loop.py
+--tool-recall` passes one so far): below this recall the test cannot tell a use from a detour at a
+tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`). Train
+split, paired score (docs/promotion.md): 0.25 moved AgentDojo travel's rounds; 0.1 left them as
+plain `weighed` (a tool's recall is pulled toward 0.5, so travel's prices sat above 0.1)."""
+
+BLIND_SHARE = 0.5
+"""`weighed` with a recall per tool: an uncaught lookup at a blind tool is taught with this share of
+its score (a score that made a lookup was picked for being high). Train split, paired score: the
+whole score gave travel +21–30% detours (3 rounds off); half, none off (docs/promotion.md)."""
+
 MIN_SAID_CHARS = 4
 """A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
 
@@ -99,8 +114,10 @@ def is_served(session: Session) -> bool:
     return any(isinstance(e, Lookup) and not e.abandoned for e in session.events)
 
 
-def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
-    """The session as the next flow learns it under `rule`; None: it teaches nothing."""
+def teaching_view(session: Session, rule: str = DEFAULT_RULE,
+                  recall: ToolRecall | None = None) -> Session | None:
+    """The session as the next flow learns it under `rule`; None: it teaches nothing (`recall`:
+    `weighed`'s recall per tool, measured on the deployment's recorded sessions, where known)."""
     if rule not in RULES:
         raise ValueError(f"the served-session rule is one of {', '.join(RULES)}, not {rule!r}")
     if not is_served(session):
@@ -116,14 +133,19 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE) -> Session | None:
             if rule == "all" or (manifest is not None and shows_use(session, lk, manifest, said=rule != "used",
                                                                    fresh=fresh.get(lk.call_id, set())))}
     if rule == "weighed" and manifest is not None:
-        keep |= drawn_as_used(session.session_id, shown, keep, RECALL, FALSE_CATCH)
+        caught = set(keep)
+        keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH,
+                              recall.by_tool if recall is not None else None)
+        if recall is not None:
+            keep |= drawn_by_score(session.session_id, shown, caught, recall.blind(), recall.score_share)
     return as_agent_calls(session, keep)
 
 
-def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE) -> Iterator[Session]:
+def teaching_sessions(sessions: Iterable[Session], rule: str = DEFAULT_RULE,
+                      recall: ToolRecall | None = None) -> Iterator[Session]:
     """Each session's `teaching_view`, the ones that teach nothing left out."""
     for s in sessions:
-        view = teaching_view(s, rule)
+        view = teaching_view(s, rule, recall)
         if view is not None:
             yield view
 
