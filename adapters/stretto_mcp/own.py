@@ -40,7 +40,14 @@ class LookupAnswer(asyncio.Future):  # type: ignore[type-arg]
         super().__init__(loop=loop)
 
     def set_result(self, result: Any) -> None:
-        super().set_result(lookup_outcome(result))
+        """The answer's outcome, or the lookup's failure where the answer cannot be read: the
+        server's pump that sets it never sees the reader's error (untrusted text)."""
+        try:
+            outcome = lookup_outcome(result)
+        except Exception as exc:  # noqa: BLE001 - any unreadable answer is this lookup's failure alone
+            super().set_exception(ValueError(f"stretto proxy: an unreadable lookup answer ({type(exc).__name__})"))
+            return
+        super().set_result(outcome)
 
 
 def lookup_outcome(answer: dict[str, Any]) -> tuple[str, bool]:

@@ -208,3 +208,21 @@ def test_a_result_of_one_text_block_is_read_without_the_general_reader(monkeypat
 
     monkeypatch.setattr(served, "result_text", lambda *a, **k: (_ for _ in ()).throw(AssertionError("general reader")))
     assert served.result_as_text({"content": [{"type": "text", "text": "order O1"}], "isError": True}) == ("order O1", True)
+
+
+def test_an_answer_the_reader_cannot_take_fails_that_lookup_and_not_the_pump_that_set_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import stretto_mcp.own as own
+
+    def unreadable(answer: dict[str, Any]) -> tuple[str, bool]:
+        raise TypeError("a result no reader expected")
+
+    monkeypatch.setattr(own, "lookup_outcome", unreadable)
+
+    async def answered() -> BaseException | None:
+        answer = own.LookupAnswer(asyncio.get_running_loop())
+        answer.set_result({"jsonrpc": "2.0", "id": 1, "result": {"content": 7}})  # must not raise here
+        return answer.exception()
+
+    failure = asyncio.run(answered())
+    assert isinstance(failure, ValueError) and "unreadable lookup answer (TypeError)" in str(failure)
