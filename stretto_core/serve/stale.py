@@ -19,6 +19,9 @@ from typing import Any
 from stretto_core.learn.bindings.pick import Holders
 from stretto_core.sessions.state import ResultEntry, ToolState
 
+_NONE: frozenset[str] = frozenset()
+"""One empty set for every holders reset (each `frozenset()` is a new object of 216 bytes)."""
+
 PER_VERSION_TAGS = frozenset({"n", "h", "df", "g"})
 """Tuple tags of a result's cache whose value holds for one `user_version` (`mention.py`, `pick.py`):
 a naming context, element hits, a pool's word frequencies, a given value held."""
@@ -45,7 +48,7 @@ def forget_stale(state: ToolState) -> int:
     for held in state.views.values():
         if type(held) is Holders and held.version >= 0:
             held.version, held.views, held.fresh, held.picks = -1, None, False, None
-            held.flagged, held.named, held.fresh_pool = frozenset(), False, None
+            held.flagged, held.named, held.fresh_pool = _NONE, False, None
     return dropped
 
 

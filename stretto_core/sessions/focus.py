@@ -13,6 +13,10 @@ The focus of a tool, from the flow's sources of that tool:
     a source path inside a list (`$.flights[*].date`)   every path starting with its list prefix
                                                         (`$.flights[*]`), as `record_words` reads
     a source path in no list (`$.user_id`, `$`)          that path
+
+but never a record's key names (`$.flights[*].*~`, what `values.leaves_addressed` yields for the
+names of an object's fields) unless a source reads them: record words, tokens and record
+alignment skip them, so a listing's field names would cost each result a table per object.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
 LIST_MARK = "[*]"
+
+KEY_NAMES = "*~"
+"""How a path of an object's field names ends (`$.items[*].*~`)."""
 
 _ASCII_DIGIT = re.compile("[0-9]")
 
@@ -73,7 +80,8 @@ class ToolFocus:
         """The one string kept for `path` when decisions read it, else ""."""
         got = self._seen.get(path)
         if got is None:
-            got = path if path in self.exact or any(path.startswith(p) for p in self.prefixes) else ""
+            got = path if path in self.exact or (not path.endswith(KEY_NAMES) and
+                                                 any(path.startswith(p) for p in self.prefixes)) else ""
             if len(self._seen) >= MAX_PATHS_CACHED:
                 self._seen.clear()
             self._seen[path] = got
@@ -106,9 +114,9 @@ class Focus:
         prefixes: dict[str, set[str]] = {}
         for tool, path in sources:
             prefix = list_prefix(path)
-            if prefix is None:
+            if prefix is None or path.endswith(KEY_NAMES):  # key names are held only where read
                 exact.setdefault(tool, set()).add(path)
-            else:
+            if prefix is not None:
                 prefixes.setdefault(tool, set()).add(prefix)
         return cls({tool: ToolFocus(frozenset(exact.get(tool, ())), tuple(sorted(prefixes.get(tool, ()))))
                     for tool in sorted(set(exact) | set(prefixes))})

@@ -1,0 +1,121 @@
+"""A served session keeps only what a next decision can read (issue 30: served memory per session)."""
+
+from __future__ import annotations
+
+import pytest
+
+from shop_sessions import shop_flow, shop_sessions
+
+from stretto_core.learn.bindings import pick
+from stretto_core.learn.bindings.pick import Holders
+from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
+from stretto_core.serve.runtime import FlowRuntime
+from stretto_core.serve.stale import per_version
+from stretto_core.sessions.focus import Focus, index_focused
+from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
+from stretto_core.sessions.state import call_key
+
+
+def _served(engine: Engine, session: Session, until_user: int | None = None) -> tuple[EngineSession, list]:
+    """The session served (lookups answered from the record), up to and with its n-th user message."""
+    calls = {c.call_id: c for e in session.events if isinstance(e, LLMTurn) for c in e.calls}
+    known = {call_key(calls[e.call_id].tool, calls[e.call_id].arguments): (e.content, e.error)
+             for e in session.events if isinstance(e, ToolResult) and e.call_id in calls}
+    es = engine.session(live_manifest=engine.model.manifest)
+    made: list = []
+    users = 0
+    for event in session.events:
+        es.observe(event)
+        if isinstance(event, UserMessage):
+            users += 1
+            if users == until_user:
+                break
+        if isinstance(event, ToolResult) and event.call_id in calls:
+            made += [(lk.tool, lk.arguments, lk.score, lk.binding) for lk in
+                     es.run_lookups(event.call_id, lambda t, a: known.get(call_key(t, a), ("{}", False)))]
+    return es, made
+
+
+def _entries(es: EngineSession) -> list:
+    return [entry for window in es.state.ok_results.values() for entry in window]
+
+
+def _namings(es: EngineSession) -> int:
+    return sum(per_version(tag) for entry in _entries(es) for tag in entry.cache)
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(FlowRuntime(shop_flow(20)), EngineConfig(per_session=10 ** 6))
+
+
+def _named_then_spoken(engine: Engine) -> EngineSession:
+    """A test session served to its end, its decisions having named held results, then the user speaks."""
+    es, made = _served(engine, shop_sessions(30)[20])
+    assert made and _namings(es) > 0
+    version = es.state.user_version
+    es.observe(UserMessage(text="and what about the lamp?"))
+    assert es.state.user_version == version + 1
+    return es
+
+
+def test_when_the_user_speaks_a_served_session_keeps_no_naming_of_their_earlier_words(engine: Engine) -> None:
+    es = _named_then_spoken(engine)
+    assert _entries(es)
+    assert _namings(es) == 0
+    held = [h for h in es.state.views.values() if type(h) is Holders]
+    assert held and all(h.version == -1 and h.views is None and h.picks is None for h in held)
+
+
+def test_what_a_results_values_alone_give_stays_when_the_user_speaks(engine: Engine) -> None:
+    es = _named_then_spoken(engine)
+    kept = [tag for entry in _entries(es) for tag in entry.cache]
+    assert "said" in kept  # the values the user wrote, read again only in the messages since
+    assert any(entry.index_views for entry in _entries(es))
+
+
+def test_decisions_are_the_same_whether_the_stale_namings_are_dropped_or_kept(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    sessions = shop_sessions(30)[20:]
+    dropping = [_served(engine, s)[1] for s in sessions]
+    monkeypatch.setattr(FlowRuntime, "forget_stale", lambda self, state: None)
+    keeping = [_served(engine, s)[1] for s in sessions]
+    assert sum(map(len, dropping)) > 0
+    assert dropping == keeping
+
+
+def test_a_full_state_forgets_nothing_when_the_user_speaks(engine: Engine) -> None:
+    session = next(s for s in shop_sessions(30)[20:] if sum(isinstance(e, UserMessage) for e in s.events) > 1)
+    es = engine.session(live_manifest=engine.model.manifest, served=False)
+    calls: list = []
+    monkey = FlowRuntime.forget_stale
+    try:
+        FlowRuntime.forget_stale = lambda self, state: calls.append(state)  # type: ignore[method-assign]
+        for event in session.events:
+            es.observe(event)
+    finally:
+        FlowRuntime.forget_stale = monkey  # type: ignore[method-assign]
+    assert calls == []
+
+
+def test_holders_naming_nothing_share_the_one_empty_set() -> None:
+    held = Holders([], [])
+    pick._name(held, [], 3)
+    assert held.version == 3 and not held.flagged
+    assert held.flagged is pick._NOTHING
+
+
+TEXT = ('{"user_id": "mia_1", "items": [{"name": "Blue Lamp", "item_id": "1001", "extra": {"a1b2": 1}}], '
+        '"by_code": {"X100": "one", "X200": "two"}}')
+
+
+def test_a_served_index_holds_a_records_field_names_only_where_a_source_reads_them() -> None:
+    listing = index_focused(TEXT, None, Focus.of_sources([("t", "$.items[*].item_id")]).of("t"))
+    assert "$.items[*].name" in listing.by_path and "$.items[*].*~" not in listing.by_path
+    assert "$.items[*].extra.*~" not in listing.by_path
+    assert "a1b2" in listing.keyish  # a field name that looks like a key is still seen
+    read = Focus.of_sources([("t", "$.items[*].item_id"), ("t", "$.items[*].extra.*~"), ("t", "$.by_code.*~")])
+    names = index_focused(TEXT, None, read.of("t"))
+    assert list(names.by_path["$.items[*].extra.*~"]) == ["a1b2"]
+    assert list(names.by_path["$.by_code.*~"]) == ["X100", "X200"]
+    assert "$.items[*].*~" not in names.by_path
