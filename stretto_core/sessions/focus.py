@@ -157,7 +157,7 @@ class Pairs:
         return self.addresses[i], self.values[i]
 
 
-@dataclass
+@dataclass(slots=True)
 class FocusedIndex(ValueIndex):
     """A `ValueIndex` of the focus paths only, with every key-like value of the whole result.
 
@@ -169,8 +169,12 @@ class FocusedIndex(ValueIndex):
     keyish: frozenset[str] | tuple[str, ...] = frozenset()
     """Every key-like value of the whole result: a tuple when there are few (`FEW_KEYISH`; in
     the frozenset's order), else a frozenset."""
-    all_keys: tuple[str, ...] = ()
-    """Every key at the focus paths, each once."""
+
+    @property
+    def all_keys(self) -> tuple[str, ...]:
+        """Every key at the focus paths, each once (derived from `keys` when asked: read once per
+        result, by `mention._writable_keys`, which keeps what it needs; not kept a second time)."""
+        return tuple(dict.fromkeys(k for keys in self.keys.values() for k in keys if k))
 
 
 class KeyishOnly:
@@ -231,7 +235,6 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     at: dict[str, tuple[Pairs, dict[Any, str]]] = {}
     unhashable: set[str] = set()
     keyish: set[str] = set()
-    every: dict[str, None] = {}
     seen: dict[str, str] = {}
     kept_path = focus.kept_path if focus is not None else None
     last: tuple[int, ...] | None = None
@@ -278,7 +281,6 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             slot[1].setdefault(value, key)
         except TypeError:
             unhashable.add(path)
-        every[key] = None
     for path, (record, values) in at.items():
         record.freeze()
         if path in unhashable:
@@ -297,5 +299,4 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
         idx.records = idx.by_path = idx.keys = NOTHING_HELD  # type: ignore[assignment]
     held = frozenset(keyish)
     idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
-    idx.all_keys = tuple(every)
     return idx

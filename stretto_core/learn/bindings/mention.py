@@ -237,7 +237,7 @@ def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
     if got is None:
         every = index_keys(entry.index)
         kept = [k for k in every if len(k) >= MIN_WRITTEN]
-        # A focused index's keys are a tuple: when all are long enough, that tuple itself, not a copy.
+        # A focused index's keys come as a new tuple (`all_keys`): when all are long enough, kept as they are.
         got = views["writable"] = every if type(every) is tuple and len(kept) == len(every) else tuple(kept)
     return got
 

@@ -12,8 +12,11 @@ from stretto_core.serve.engine import Engine, EngineConfig, EngineSession
 from stretto_core.serve.runtime import FlowRuntime
 from stretto_core.serve.stale import per_version
 from stretto_core.sessions.focus import Focus, index_focused
+from stretto_core.sessions.manifest import ToolKind, ToolManifest, ToolSpec
 from stretto_core.sessions.model import LLMTurn, Session, ToolResult, UserMessage
-from stretto_core.sessions.state import call_key
+from stretto_core.sessions.state import ToolState, call_key
+from stretto_core.sessions.user_text import UserText
+from stretto_core.sessions.values import index_result
 
 
 def _served(engine: Engine, session: Session, until_user: int | None = None) -> tuple[EngineSession, list]:
@@ -119,3 +122,32 @@ def test_a_served_index_holds_a_records_field_names_only_where_a_source_reads_th
     assert list(names.by_path["$.items[*].extra.*~"]) == ["a1b2"]
     assert list(names.by_path["$.by_code.*~"]) == ["X100", "X200"]
     assert "$.items[*].*~" not in names.by_path
+
+
+def test_a_value_passed_and_the_result_it_points_to_keep_one_string() -> None:
+    manifest = ToolManifest(tools={"get_order": ToolSpec(kind=ToolKind.read)})
+    state = ToolState(manifest, served=True, focus=Focus.of_sources([("get_order", "$.items[*].item_id")]))
+    state.observe_call("c1", "get_order", {"order_id": "#W" + "1234"})
+    state.observe_result("c1", "get_order", '{"items": [{"item_id": "1001"}]}', None, False)
+    passed = state.passed_values("get_order", "order_id")
+    (key,) = [k for k in state.result_for if k[:2] == ("get_order", "order_id")]
+    assert list(passed) == ["#w1234"] and key[2] == "#w1234"
+    assert key[2] is next(iter(passed))
+
+
+def test_a_served_users_text_keeps_no_latest_places_of_earlier_messages() -> None:
+    served, full = UserText(limit=64 * 1024), UserText()
+    for text in (served, full):
+        text.add("i want the blue lamp")
+        assert text.latest("lamp", True) == (0, 16)
+    served.add("and a chair")
+    full.add("and a chair")
+    assert served._latest == {} and full._latest != {}
+    assert served.latest("lamp", True) == full.latest("lamp", True) == (0, 16)
+    assert served.latest("chair", True) == full.latest("chair", True) == (1, 6)
+
+
+def test_a_result_index_has_no_attribute_table_of_its_own() -> None:
+    focused = index_focused(TEXT, None, Focus.of_sources([("t", "$.items[*].item_id")]).of("t"))
+    assert not hasattr(focused, "__dict__") and not hasattr(index_result(TEXT), "__dict__")
+    assert sorted(focused.all_keys) == ["1", "1001", "blue lamp"]  # each once, none of the field names
