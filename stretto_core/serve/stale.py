@@ -57,7 +57,7 @@ def _forget_entry(entry: ResultEntry, seen: set[int]) -> int:
         return 0
     seen.add(id(entry))
     cache = entry.cache
-    kept = {tag: value for tag, value in cache.items() if not per_version(tag)}
-    if len(kept) < len(cache):  # a new table: a dict keeps its size when keys are deleted
-        entry.cache = kept
-    return len(cache) - len(kept)
+    stale = [tag for tag in cache if per_version(tag)]
+    if stale:  # a new table: a dict keeps its size when keys are deleted
+        entry.cache = {tag: value for tag, value in cache.items() if not per_version(tag)}
+    return len(stale)
