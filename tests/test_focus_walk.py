@@ -58,9 +58,20 @@ def test_the_split_walk_gives_the_leaves_in_focus_as_the_full_walk_does() -> Non
     tool_focus = Focus.of_sources([("t", "$.orders[*].order_id")]).of("t")
     placed, loose = split_leaves(USER, tool_focus.may_hold)
     every = leaves_addressed(USER)
-    assert placed == [leaf for leaf in every if leaf[0].startswith("$.orders[*]")]
+    # the orders' field names are read by no source: walked bare, as the values out of focus are
+    assert placed == [leaf for leaf in every if leaf[0].startswith("$.orders[*]") and not leaf[0].endswith("*~")]
     assert len(placed) + len(loose) == len(every)
-    assert "mia_li_3668" in loose and "gift_card_7471275" in loose
+    assert "mia_li_3668" in loose and "gift_card_7471275" in loose and "order_id" in loose
+
+
+def test_a_records_field_names_are_placed_where_a_source_reads_them() -> None:
+    tool_focus = Focus.of_sources([("t", "$.orders[*].order_id"), ("t", "$.orders[*].*~")]).of("t")
+    placed, _ = split_leaves(USER, tool_focus.may_hold)
+    every = leaves_addressed(USER)
+    assert placed == [leaf for leaf in every if leaf[0].startswith("$.orders[*]")
+                      and (leaf[0] == "$.orders[*].*~" or not leaf[0].endswith("*~"))]
+    assert any(leaf[0] == "$.orders[*].*~" for leaf in placed)
+    assert not any(leaf[0] == "$.orders[*].items[*].*~" for leaf in placed)  # the items' names: read by none
 
 
 def test_a_result_near_the_leaf_bound_is_left_to_the_full_walk(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,11 +90,16 @@ class ToolFocus:
     def may_hold(self, path: str) -> bool:
         """Some path at or under `path` may be held (`holds`): a focus path starts with it, or it
         starts with a prefix; False only when no path at or under it is (text prefixes: a subtree
-        `$.order` is asked about `$.orders[*]` too, which only ever says yes more often)."""
+        `$.order` is asked about `$.orders[*]` too, which only ever says yes more often). A path
+        of field names holds nothing under it: only itself, when held (`kept_path`); unheld, the
+        names are walked bare, as key-like values only."""
         got = self._under.get(path)
         if got is None:
-            got = (any(e.startswith(path) for e in self.exact)
-                   or any(p.startswith(path) or path.startswith(p) for p in self.prefixes))
+            if path.endswith(KEY_NAMES):
+                got = path in self.exact
+            else:
+                got = (any(e.startswith(path) for e in self.exact)
+                       or any(p.startswith(path) or path.startswith(p) for p in self.prefixes))
             if len(self._under) >= MAX_PATHS_CACHED:
                 self._under.clear()
             self._under[path] = got
