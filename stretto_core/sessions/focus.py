@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import operator
 import re
+from itertools import chain
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -179,7 +180,9 @@ class FocusedIndex(ValueIndex):
     def all_keys(self) -> tuple[str, ...]:
         """Every key at the focus paths, each once (derived from `keys` when asked: read once per
         result, by `mention._writable_keys`, which keeps what it needs; not kept a second time)."""
-        return tuple(dict.fromkeys(k for keys in self.keys.values() for k in keys if k))
+        every = dict.fromkeys(chain.from_iterable(self.keys.values()))
+        every.pop("", None)  # the key of a value that has none (`normalize` gave None)
+        return tuple(every)
 
 
 class KeyishOnly:

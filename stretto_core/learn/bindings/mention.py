@@ -160,10 +160,15 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
     cached: `_word_elements` keeps what is read of it)."""
     depth = prefix.count(LIST_MARK)
     words: dict[tuple[int, ...], set[str]] = {}
-    for path, pairs in entry.index.records.items():
+    index = entry.index
+    for path, pairs in index.records.items():
         if not path.startswith(prefix) or path.endswith("*~"):
             continue
-        known = _string_keys(entry, path)
+        values = index.by_path.get(path)
+        folded = values is not None and index.keys.get(path) is values  # every value is its own key
+        known = {} if folded else _string_keys(entry, path)
+        last: tuple[int, ...] | None = None
+        held: set[str] = set()
         for address, value in pairs:
             if type(value) is not str:
                 if not (isinstance(value, str) and len(value) >= MIN_RECORD_WORD and _has_letter(value)):
@@ -172,13 +177,14 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
             elif len(value) < MIN_RECORD_WORD or not _has_letter(value):
                 continue
             else:
-                key = known.get(value) or normalize(value) or ""
-            element = address[:depth]
-            held = words.get(element)
-            if held is None:
-                words[element] = {key}
-            else:
-                held.add(key)
+                key = value if folded else known.get(value) or normalize(value) or ""
+            if address is not last:  # the values of one element come together, with one address
+                last = address
+                element = address[:depth]
+                held = words.get(element)  # type: ignore[assignment]
+                if held is None:
+                    held = words[element] = set()
+            held.add(key)
     shared = set.intersection(*words.values()) if len(words) > 1 else set()
     return {addr: sorted(ws - shared) for addr, ws in words.items()}
 
