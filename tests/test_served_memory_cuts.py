@@ -151,3 +151,12 @@ def test_a_result_index_has_no_attribute_table_of_its_own() -> None:
     focused = index_focused(TEXT, None, Focus.of_sources([("t", "$.items[*].item_id")]).of("t"))
     assert not hasattr(focused, "__dict__") and not hasattr(index_result(TEXT), "__dict__")
     assert sorted(focused.all_keys) == ["1", "1001", "blue lamp"]  # each once, none of the field names
+
+
+def test_the_key_like_values_out_of_focus_are_the_full_indexs_whatever_their_script() -> None:
+    text = ('{"a": {"b": "AB12", "c": "no digits here", "d": " Ünit 1234 ", "e": 98765, "f": "x²yz", '
+            '"g": "١٢٣٤٥", "h": 12.5, "i": true}, "items": [{"item_id": "1001"}]}')
+    focused = index_focused(text, None, Focus.of_sources([("t", "$.items[*].item_id")]).of("t"))
+    full = index_result(text)
+    assert set(focused.keyish) == {k for k in full.first_path if len(k) >= 4 and any(c.isdigit() for c in k)}
+    assert {"ab12", "ünit 1234", "98765", "x²yz", "١٢٣٤٥", "1001"} <= set(focused.keyish)

@@ -250,7 +250,10 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     structure = parse_result(text, parsed)
     split = split_leaves(structure, focus.may_hold if focus is not None else _nowhere)
     leaves, loose = (leaves_addressed(structure), ()) if split is None else split
+    search = _ASCII_DIGIT.search  # `_has_digit`, inline: a leaf each
     for value in loose:  # out of focus: only whether it is key-like counts
+        if type(value) is str and value.isascii() and search(value) is None:
+            continue  # an ASCII text without a digit is no key (trimming and folding add none)
         key = normalize(value)
         if key is not None and len(key) >= 4 and _has_digit(key):
             keyish.add(value if key == value else key)  # the result's own string kept, not a copy
@@ -269,7 +272,7 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             key = normalize(value)
             if key is None:
                 continue
-        if len(key) >= 4 and _has_digit(key):
+        if len(key) >= 4 and (search(key) is not None if key.isascii() else any(map(str.isdigit, key))):
             keyish.add(key)
         kept = seen.get(path)
         if kept is None:
