@@ -160,3 +160,17 @@ def test_the_key_like_values_out_of_focus_are_the_full_indexs_whatever_their_scr
     full = index_result(text)
     assert set(focused.keyish) == {k for k in full.first_path if len(k) >= 4 and any(c.isdigit() for c in k)}
     assert {"ab12", "ünit 1234", "98765", "x²yz", "١٢٣٤٥", "1001"} <= set(focused.keyish)
+
+
+def test_a_views_single_addresses_are_the_processs_one_tuple_and_the_table_stays_bounded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from stretto_core.sessions import shared_tuples
+
+    first = shared_tuples.frozen({"lamp": [(3,)], "chair": [(0,), (2,)]})
+    second = shared_tuples.frozen({"lamp": [(3,)]})
+    assert first == {"lamp": ((3,),), "chair": ((0,), (2,))}
+    assert first["lamp"] is second["lamp"] is shared_tuples.shared(((3,),))
+    monkeypatch.setattr(shared_tuples, "_shared", {})
+    monkeypatch.setattr(shared_tuples, "MAX_SHARED", 2)
+    shared_tuples.frozen({i: [(i,)] for i in range(5)})
+    assert shared_tuples.shared_count() == 2

@@ -30,7 +30,7 @@ from typing import Sequence
 
 from stretto_core.learn.bindings.tokens import MIN_RECORD_WORD, token_elements, tokens_said
 from stretto_core.sessions.focus import LIST_MARK, NOTHING_HELD, holds_under, index_keys, list_prefix
-from stretto_core.sessions.shared_tuples import shared
+from stretto_core.sessions.shared_tuples import frozen
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
 from stretto_core.sessions.values import normalize
@@ -139,7 +139,7 @@ def _string_keys(entry: ResultEntry, path: str) -> dict[str, str]:
 def _frozen(table: dict[str, list[tuple[int, ...]]]) -> dict[str, tuple[tuple[int, ...], ...]]:
     """A cached table's lists as tuples (a list grown by appends holds room for more; a single
     address, the most common, as the process's one tuple of it: `shared_tuples`)."""
-    return {k: shared(tuple(v)) if len(v) == 1 else tuple(v) for k, v in table.items()}
+    return frozen(table)
 
 
 _ASCII_LETTER = re.compile("[A-Za-z]")
