@@ -42,7 +42,7 @@ def _picture(index) -> tuple:
 def _walked_whole(monkeypatch: pytest.MonkeyPatch, text: str, parsed, focus) -> tuple:
     """The index as made from `leaves_addressed` alone (the split walk switched off)."""
     with monkeypatch.context() as patch:
-        patch.setattr(focus_module, "split_leaves", lambda structure, may_hold: None)
+        patch.setattr(focus_module, "split_leaves", lambda structure, may_hold, covers=None: None)
         return _picture(index_focused(text, parsed, focus))
 
 
@@ -93,3 +93,15 @@ def test_may_hold_says_no_only_where_no_focus_path_lies_under() -> None:
     assert tool_focus.may_hold("$.orders[*].items[*]")
     assert not tool_focus.may_hold("$.name")
     assert not tool_focus.may_hold("$.address.city")
+
+
+def test_a_walk_told_which_paths_lie_under_a_prefix_gives_the_same_leaves_as_one_asking_at_each_path() -> None:
+    tricky = {"flights": [[{"id": "HAT001", "prices": {"economy": 120, "*~": "odd", "x*~": 1},
+                            "seats": [1, 2, {"row": "12A"}]}], {"id": "HAT002", "meta": None}],
+              "user": {"name": "mia", "flights": ["HAT003"]}}
+    for sources in ([("t", "$.flights[*][*].id")], [("t", "$.flights[*].id"), ("t", "$.flights[*].prices.*~")],
+                    [("t", "$.user.flights[*]")], [("t", "$")]):
+        tool_focus = Focus.of_sources(sources).of("t")
+        told = split_leaves(tricky, tool_focus.may_hold, tool_focus.covers)
+        assert told is not None
+        assert told == split_leaves(tricky, tool_focus.may_hold)

@@ -88,6 +88,13 @@ class ToolFocus:
             self._seen[path] = got
         return got
 
+    def covers(self, path: str) -> bool:
+        """`path` lies under a focus prefix: every path below it is held, but field names'."""
+        for prefix in self.prefixes:
+            if path.startswith(prefix):
+                return True
+        return False
+
     def may_hold(self, path: str) -> bool:
         """Some path at or under `path` may be held (`holds`): a focus path starts with it, or it
         starts with a prefix; False only when no path at or under it is (text prefixes: a subtree
@@ -248,7 +255,8 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     last: tuple[int, ...] | None = None
     kept_address: tuple[int, ...] = ()
     structure = parse_result(text, parsed)
-    split = split_leaves(structure, focus.may_hold if focus is not None else _nowhere)
+    split = (split_leaves(structure, focus.may_hold, focus.covers) if focus is not None
+             else split_leaves(structure, _nowhere))
     leaves, loose = (leaves_addressed(structure), ()) if split is None else split
     search = _ASCII_DIGIT.search  # `_has_digit`, inline: a leaf each
     for value in loose:  # out of focus: only whether it is key-like counts
