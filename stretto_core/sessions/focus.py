@@ -260,8 +260,12 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     leaves, loose = (leaves_addressed(structure), ()) if split is None else split
     search = _ASCII_DIGIT.search  # `_has_digit`, inline: a leaf each
     for value in loose:  # out of focus: only whether it is key-like counts
-        if type(value) is str and value.isascii() and search(value) is None:
-            continue  # an ASCII text without a digit is no key (trimming and folding add none)
+        if type(value) is str and value.isascii():  # `normalize` is then strip and lower, and keeps digits
+            if search(value) is not None:
+                key = value.strip().lower()
+                if len(key) >= 4:
+                    keyish.add(value if key == value else key)  # the result's own string kept, not a copy
+            continue
         key = normalize(value)
         if key is not None and len(key) >= 4 and _has_digit(key):
             keyish.add(value if key == value else key)  # the result's own string kept, not a copy
