@@ -42,7 +42,7 @@ def _picture(index) -> tuple:
 def _walked_whole(monkeypatch: pytest.MonkeyPatch, text: str, parsed, focus) -> tuple:
     """The index as made from `leaves_addressed` alone (the split walk switched off)."""
     with monkeypatch.context() as patch:
-        patch.setattr(focus_module, "split_leaves", lambda structure, may_hold: None)
+        patch.setattr(focus_module, "split_leaves", lambda structure, may_hold, covers=None: None)
         return _picture(index_focused(text, parsed, focus))
 
 
@@ -58,9 +58,20 @@ def test_the_split_walk_gives_the_leaves_in_focus_as_the_full_walk_does() -> Non
     tool_focus = Focus.of_sources([("t", "$.orders[*].order_id")]).of("t")
     placed, loose = split_leaves(USER, tool_focus.may_hold)
     every = leaves_addressed(USER)
-    assert placed == [leaf for leaf in every if leaf[0].startswith("$.orders[*]")]
+    # the orders' field names are read by no source: walked bare, as the values out of focus are
+    assert placed == [leaf for leaf in every if leaf[0].startswith("$.orders[*]") and not leaf[0].endswith("*~")]
     assert len(placed) + len(loose) == len(every)
-    assert "mia_li_3668" in loose and "gift_card_7471275" in loose
+    assert "mia_li_3668" in loose and "gift_card_7471275" in loose and "order_id" in loose
+
+
+def test_a_records_field_names_are_placed_where_a_source_reads_them() -> None:
+    tool_focus = Focus.of_sources([("t", "$.orders[*].order_id"), ("t", "$.orders[*].*~")]).of("t")
+    placed, _ = split_leaves(USER, tool_focus.may_hold)
+    every = leaves_addressed(USER)
+    assert placed == [leaf for leaf in every if leaf[0].startswith("$.orders[*]")
+                      and (leaf[0] == "$.orders[*].*~" or not leaf[0].endswith("*~"))]
+    assert any(leaf[0] == "$.orders[*].*~" for leaf in placed)
+    assert not any(leaf[0] == "$.orders[*].items[*].*~" for leaf in placed)  # the items' names: read by none
 
 
 def test_a_result_near_the_leaf_bound_is_left_to_the_full_walk(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,3 +93,15 @@ def test_may_hold_says_no_only_where_no_focus_path_lies_under() -> None:
     assert tool_focus.may_hold("$.orders[*].items[*]")
     assert not tool_focus.may_hold("$.name")
     assert not tool_focus.may_hold("$.address.city")
+
+
+def test_a_walk_told_which_paths_lie_under_a_prefix_gives_the_same_leaves_as_one_asking_at_each_path() -> None:
+    tricky = {"flights": [[{"id": "HAT001", "prices": {"economy": 120, "*~": "odd", "x*~": 1},
+                            "seats": [1, 2, {"row": "12A"}]}], {"id": "HAT002", "meta": None}],
+              "user": {"name": "mia", "flights": ["HAT003"]}}
+    for sources in ([("t", "$.flights[*][*].id")], [("t", "$.flights[*].id"), ("t", "$.flights[*].prices.*~")],
+                    [("t", "$.user.flights[*]")], [("t", "$")]):
+        tool_focus = Focus.of_sources(sources).of("t")
+        told = split_leaves(tricky, tool_focus.may_hold, tool_focus.covers)
+        assert told is not None
+        assert told == split_leaves(tricky, tool_focus.may_hold)

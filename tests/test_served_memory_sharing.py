@@ -92,12 +92,13 @@ def test_sessions_of_one_listing_share_its_guard_and_a_new_listing_gets_its_own(
     assert first.guard.permits(read) and not third.guard.permits(read)
 
 
-def test_a_focused_results_writable_keys_are_its_keys_themselves_when_all_are_long_enough():
+def test_a_focused_results_writable_keys_are_made_once_and_kept():
     from stretto_core.learn.bindings.mention import _writable_keys
 
     manifest = ToolManifest(tools={"get_user": ToolSpec(kind=ToolKind.read)})
     state = ToolState(manifest, served=True, focus=Focus.of_sources([("get_user", "$.orders[*]")]))
     long = state.observe_result("c1", "get_user", '{"orders": ["#W1234", "#W9999"]}', None, False)
-    assert _writable_keys(long) is long.index.all_keys, "the writable keys were copied"
+    assert _writable_keys(long) == long.index.all_keys == ("#w1234", "#w9999")
+    assert _writable_keys(long) is _writable_keys(long), "the writable keys were made twice"
     short = state.observe_result("c2", "get_user", '{"orders": ["#W1234", "ab"]}', None, False)
     assert _writable_keys(short) == ("#w1234",)

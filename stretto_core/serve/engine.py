@@ -252,8 +252,10 @@ class EngineSession:
                 self.user_call_ids = grown(self.user_call_ids)
                 self.user_call_ids.update(ids)
             self._close_reply(answered=True)
-            if self.served and self.engine.config.name_on_message and not self.broken:
-                self._name_held()
+            if self.served and not self.broken:
+                self._forget_stale()
+                if self.engine.config.name_on_message:
+                    self._name_held()
         elif isinstance(event, LLMTurn):
             self._close_reply(answered=False)
             if not event.calls:
@@ -274,6 +276,13 @@ class EngineSession:
         elif isinstance(event, Lookup):
             self._absorb_lookup(event.tool, event.arguments, event.content, event.parsed, event.error,
                                 event.call_id)
+
+    def _forget_stale(self) -> None:
+        """The user spoke: a served session drops the namings of their earlier words now, not
+        when each is next read (`serve/stale.py`; the same decisions, less memory held)."""
+        forget = getattr(self.model, "forget_stale", None)
+        if forget is not None:
+            forget(self.state)
 
     def _name_held(self) -> None:
         """The user spoke: which held values they named is derived now, once, while the agent

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from stretto_core.learn.bindings.derived import path_sources, text_tools
 from stretto_core.serve.bind import bind
 from stretto_core.learn.bindings.pick import rename_held
+from stretto_core.serve.stale import forget_stale
 from stretto_core.serve.intent import IntentLifts
 from stretto_core.learn.bindings.model import DEFAULT_OPTIONS, BindingOptions, BindingTable, split_source
 from stretto_core.flow.ir import Flow
@@ -108,6 +109,10 @@ class FlowRuntime:
     def name_held(self, state: ToolState) -> None:
         """The user spoke: name the held results now, not at the next decision (`pick.rename_held`)."""
         rename_held(state)
+
+    def forget_stale(self, state: ToolState) -> None:
+        """The user spoke: drop what was derived from their earlier words (`serve/stale.py`)."""
+        forget_stale(state)
 
     def threshold(self, site: str, default: float) -> float:
         return self.flow.thresholds.get(site, default)

@@ -13,12 +13,17 @@ The focus of a tool, from the flow's sources of that tool:
     a source path inside a list (`$.flights[*].date`)   every path starting with its list prefix
                                                         (`$.flights[*]`), as `record_words` reads
     a source path in no list (`$.user_id`, `$`)          that path
+
+but never a record's key names (`$.flights[*].*~`, what `values.leaves_addressed` yields for the
+names of an object's fields) unless a source reads them: record words, tokens and record
+alignment skip them, so a listing's field names would cost each result a table per object.
 """
 
 from __future__ import annotations
 
 import operator
 import re
+from itertools import chain
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
@@ -29,6 +34,9 @@ from stretto_core.sessions.shared_tuples import shared
 from stretto_core.sessions.values import ValueIndex, leaves_addressed, normalize, parse_result
 
 LIST_MARK = "[*]"
+
+KEY_NAMES = "*~"
+"""How a path of an object's field names ends (`$.items[*].*~`)."""
 
 _ASCII_DIGIT = re.compile("[0-9]")
 
@@ -73,20 +81,33 @@ class ToolFocus:
         """The one string kept for `path` when decisions read it, else ""."""
         got = self._seen.get(path)
         if got is None:
-            got = path if path in self.exact or any(path.startswith(p) for p in self.prefixes) else ""
+            got = path if path in self.exact or (not path.endswith(KEY_NAMES) and
+                                                 any(path.startswith(p) for p in self.prefixes)) else ""
             if len(self._seen) >= MAX_PATHS_CACHED:
                 self._seen.clear()
             self._seen[path] = got
         return got
 
+    def covers(self, path: str) -> bool:
+        """`path` lies under a focus prefix: every path below it is held, but field names'."""
+        for prefix in self.prefixes:
+            if path.startswith(prefix):
+                return True
+        return False
+
     def may_hold(self, path: str) -> bool:
         """Some path at or under `path` may be held (`holds`): a focus path starts with it, or it
         starts with a prefix; False only when no path at or under it is (text prefixes: a subtree
-        `$.order` is asked about `$.orders[*]` too, which only ever says yes more often)."""
+        `$.order` is asked about `$.orders[*]` too, which only ever says yes more often). A path
+        of field names holds nothing under it: only itself, when held (`kept_path`); unheld, the
+        names are walked bare, as key-like values only."""
         got = self._under.get(path)
         if got is None:
-            got = (any(e.startswith(path) for e in self.exact)
-                   or any(p.startswith(path) or path.startswith(p) for p in self.prefixes))
+            if path.endswith(KEY_NAMES):
+                got = path in self.exact
+            else:
+                got = (any(e.startswith(path) for e in self.exact)
+                       or any(p.startswith(path) or path.startswith(p) for p in self.prefixes))
             if len(self._under) >= MAX_PATHS_CACHED:
                 self._under.clear()
             self._under[path] = got
@@ -106,9 +127,9 @@ class Focus:
         prefixes: dict[str, set[str]] = {}
         for tool, path in sources:
             prefix = list_prefix(path)
-            if prefix is None:
+            if prefix is None or path.endswith(KEY_NAMES):  # key names are held only where read
                 exact.setdefault(tool, set()).add(path)
-            else:
+            if prefix is not None:
                 prefixes.setdefault(tool, set()).add(prefix)
         return cls({tool: ToolFocus(frozenset(exact.get(tool, ())), tuple(sorted(prefixes.get(tool, ()))))
                     for tool in sorted(set(exact) | set(prefixes))})
@@ -149,7 +170,7 @@ class Pairs:
         return self.addresses[i], self.values[i]
 
 
-@dataclass
+@dataclass(slots=True)
 class FocusedIndex(ValueIndex):
     """A `ValueIndex` of the focus paths only, with every key-like value of the whole result.
 
@@ -161,8 +182,14 @@ class FocusedIndex(ValueIndex):
     keyish: frozenset[str] | tuple[str, ...] = frozenset()
     """Every key-like value of the whole result: a tuple when there are few (`FEW_KEYISH`; in
     the frozenset's order), else a frozenset."""
-    all_keys: tuple[str, ...] = ()
-    """Every key at the focus paths, each once."""
+
+    @property
+    def all_keys(self) -> tuple[str, ...]:
+        """Every key at the focus paths, each once (derived from `keys` when asked: read once per
+        result, by `mention._writable_keys`, which keeps what it needs; not kept a second time)."""
+        every = dict.fromkeys(chain.from_iterable(self.keys.values()))
+        every.pop("", None)  # the key of a value that has none (`normalize` gave None)
+        return tuple(every)
 
 
 class KeyishOnly:
@@ -223,15 +250,22 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
     at: dict[str, tuple[Pairs, dict[Any, str]]] = {}
     unhashable: set[str] = set()
     keyish: set[str] = set()
-    every: dict[str, None] = {}
     seen: dict[str, str] = {}
     kept_path = focus.kept_path if focus is not None else None
     last: tuple[int, ...] | None = None
     kept_address: tuple[int, ...] = ()
     structure = parse_result(text, parsed)
-    split = split_leaves(structure, focus.may_hold if focus is not None else _nowhere)
+    split = (split_leaves(structure, focus.may_hold, focus.covers) if focus is not None
+             else split_leaves(structure, _nowhere))
     leaves, loose = (leaves_addressed(structure), ()) if split is None else split
+    search = _ASCII_DIGIT.search  # `_has_digit`, inline: a leaf each
     for value in loose:  # out of focus: only whether it is key-like counts
+        if type(value) is str and value.isascii():  # `normalize` is then strip and lower, and keeps digits
+            if search(value) is not None:
+                key = value.strip().lower()
+                if len(key) >= 4:
+                    keyish.add(value if key == value else key)  # the result's own string kept, not a copy
+            continue
         key = normalize(value)
         if key is not None and len(key) >= 4 and _has_digit(key):
             keyish.add(value if key == value else key)  # the result's own string kept, not a copy
@@ -250,7 +284,7 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             key = normalize(value)
             if key is None:
                 continue
-        if len(key) >= 4 and _has_digit(key):
+        if len(key) >= 4 and (search(key) is not None if key.isascii() else any(map(str.isdigit, key))):
             keyish.add(key)
         kept = seen.get(path)
         if kept is None:
@@ -270,7 +304,6 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
             slot[1].setdefault(value, key)
         except TypeError:
             unhashable.add(path)
-        every[key] = None
     for path, (record, values) in at.items():
         record.freeze()
         if path in unhashable:
@@ -289,5 +322,4 @@ def index_focused(text: str, parsed: Any, focus: ToolFocus | None) -> FocusedInd
         idx.records = idx.by_path = idx.keys = NOTHING_HELD  # type: ignore[assignment]
     held = frozenset(keyish)
     idx.keyish = tuple(held) if len(held) <= FEW_KEYISH else held
-    idx.all_keys = tuple(every)
     return idx

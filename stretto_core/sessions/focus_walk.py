@@ -24,6 +24,9 @@ _LISTS = (list, tuple, set, frozenset)
 
 Leaf = tuple[str, tuple[int, ...], Any]
 
+NAMES = "*~"
+"""How a path of an object's field names ends (`focus.KEY_NAMES`)."""
+
 
 class _GiveUp(Exception):
     """The result is one `leaves_addressed` walks its own way (bounds, text): take its walk."""
@@ -32,10 +35,11 @@ class _GiveUp(Exception):
 class _Walk:
     """One walk's outputs and counts (a class, so the recursion passes one argument, not five)."""
 
-    __slots__ = ("may_hold", "placed", "loose", "containers")
+    __slots__ = ("may_hold", "covers", "placed", "loose", "containers")
 
-    def __init__(self, may_hold: Callable[[str], bool]) -> None:
+    def __init__(self, may_hold: Callable[[str], bool], covers: Callable[[str], bool]) -> None:
         self.may_hold = may_hold
+        self.covers = covers
         self.placed: list[Leaf] = []
         self.loose: list[Any] = []
         self.containers = 0
@@ -47,12 +51,16 @@ class _Walk:
                 or len(self.placed) + len(self.loose) + 2 * len(node) >= MAX_LEAVES - 1):
             raise _GiveUp
 
-    def placed_node(self, node: Any, path: str, address: tuple[int, ...], depth: int) -> None:
-        """`values._collect` for a node whose path a focus path may lie under."""
+    def placed_node(self, node: Any, path: str, address: tuple[int, ...], depth: int,
+                    inside: bool = False) -> None:
+        """`values._collect` for a node whose path a focus path may lie under. `inside`: the path
+        lies under a focus prefix (`covers`), so every path below it is held but field names'
+        (which `may_hold` is asked about alone)."""
         if type(node) in _SCALARS:
             self.placed.append((path, address, node))
         elif isinstance(node, dict):
             self.enter(node, depth)
+            inside = inside or self.covers(path)
             names = path + ".*~"
             out = self.placed if self.may_hold(names) else None
             for key in node:
@@ -62,11 +70,15 @@ class _Walk:
                     else:
                         self.loose.append(key)
             for key, child in node.items():
-                self.child(child, f"{path}.{key}", address, depth + 1)
+                child_path = f"{path}.{key}"
+                if inside and not child_path.endswith(NAMES):
+                    self.placed_node(child, child_path, address, depth + 1, True)
+                else:
+                    self.child(child, child_path, address, depth + 1)
         elif isinstance(node, _LISTS):
             self.enter(node, depth)
             child_path = path + "[*]"
-            if not self.may_hold(child_path):
+            if not inside and not self.may_hold(child_path):
                 for child in node:
                     self.loose_node(child, depth + 1)
                 return
@@ -74,7 +86,7 @@ class _Walk:
                 if type(child) in _SCALARS:
                     self.placed.append((child_path, address + (i,), child))
                 else:
-                    self.placed_node(child, child_path, address + (i,), depth + 1)
+                    self.placed_node(child, child_path, address + (i,), depth + 1, inside)
         else:
             self.leaf(node, path, address)
 
@@ -126,14 +138,21 @@ def _leaf(value: Any) -> Any:
     return value if isinstance(value, _SCALARS) else str(value)
 
 
-def split_leaves(structure: Any, may_hold: Callable[[str], bool]) -> tuple[list[Leaf], list[Any]] | None:
+def _covers_none(path: str) -> bool:
+    return False
+
+
+def split_leaves(structure: Any, may_hold: Callable[[str], bool],
+                 covers: Callable[[str], bool] = _covers_none) -> tuple[list[Leaf], list[Any]] | None:
     """(the leaves at paths a focus path may lie under, as `leaves_addressed` gives them and in its
     order; the value of every other leaf), or None where `leaves_addressed` must walk instead.
 
     `may_hold(path)`: some focus path is `path` or lies under it, or `path` lies under a focus
     prefix (`ToolFocus.may_hold`); a leaf whose path it denies is surely out of focus.
+    `covers(path)`: `path` lies under a focus prefix (`ToolFocus.covers`), so `may_hold` would say
+    yes to every path below it but field names': it is not asked there (the same leaves, fewer calls).
     """
-    walk = _Walk(may_hold)
+    walk = _Walk(may_hold, covers)
     try:
         walk.child(structure, "$", (), 0)
     except _GiveUp:

@@ -9,9 +9,10 @@ an address costs a pointer. Tuples are never changed, so sharing changes no answ
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, Hashable, TypeVar
 
 T = TypeVar("T", bound=tuple)
+K = TypeVar("K", bound=Hashable)
 
 MAX_SHARED = 4096
 """At most this many distinct tuples are kept (beyond, a tuple is used as it is, not kept)."""
@@ -34,6 +35,25 @@ def shared(value: T) -> T:
     if len(_shared) < MAX_SHARED:
         _shared[value] = value
     return value
+
+
+def frozen(table: dict[K, list[Any]]) -> dict[K, tuple[Any, ...]]:
+    """Each list of `table` as a tuple, a list of one item as the process's one tuple of it
+    (`shared` of each, in one pass: views of a result make one per value)."""
+    kept = _shared
+    out: dict[K, tuple[Any, ...]] = {}
+    for key, items in table.items():
+        if len(items) == 1:
+            one = (items[0],)
+            got = kept.get(one)
+            if got is None:
+                got = one
+                if len(kept) < MAX_SHARED:
+                    kept[one] = one
+            out[key] = got
+        else:
+            out[key] = tuple(items)
+    return out
 
 
 def shared_count() -> int:

@@ -14,6 +14,7 @@ first two are sources a binding may take values from.
 from __future__ import annotations
 
 import json
+from sys import intern
 from json.encoder import encode_basestring_ascii as _quoted  # what `json.dumps` writes text with
 from dataclasses import dataclass, field
 from typing import Any
@@ -565,9 +566,10 @@ def _holds_position(tag: Any, view: Any, position: int) -> bool:
 
 def _kept_key(value: Any) -> str | None:
     """`normalize(value)`, as the value's own string when it is already normal (a table keeping
-    the key then holds no copy of it)."""
+    the key then holds no copy of it), else as the one copy of it alive (`sys.intern`: the values
+    passed and the results they point to keep one string, not one each)."""
     key = normalize(value)
-    return value if key == value else key
+    return value if key == value else key if key is None else intern(key)
 
 
 def grown(values: set | frozenset) -> set:

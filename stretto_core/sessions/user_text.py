@@ -14,6 +14,10 @@ new result: a decision then slows down as the session grows.
   sixteen after it grows), so a value of 6 characters passes it falsely at most once in 250;
 - a cache of `latest` answers, brought up to date by reading only the messages since.
 
+A served session forgets its cached `latest` answers at each message (they are asked again
+within one message's decisions; afresh, a word's latest place costs one search of the kept text,
+backwards, which the filter mostly spares: an idle session then holds no table of them).
+
 A served session may keep only the newest `limit` characters (whole messages; `None` keeps all):
 messages keep their numbers (`count`, `dropped`), so what was cached by number stays right.
 """
@@ -98,6 +102,8 @@ class UserText:
         else:
             self._starts.append(0)
             self.text = text
+        if self.limit is not None and self._latest:  # a served text: its `latest` answers are stale (module docstring)
+            self._latest = {}
         if self.limit is not None and len(self.text) > self.limit and len(self._starts) > 1:
             self._drop()
             return

@@ -233,7 +233,7 @@ def _walk_text(text: str, path: str, address: tuple[int, ...]) -> Iterator[tuple
             yield f"{path}.{match.group(1).strip()}", address + (i,), match.group(2)
 
 
-@dataclass
+@dataclass(slots=True)
 class ValueIndex:
     """The values of one result: normalized value -> first path holding it, and path -> values."""
 

@@ -30,7 +30,7 @@ from typing import Sequence
 
 from stretto_core.learn.bindings.tokens import MIN_RECORD_WORD, token_elements, tokens_said
 from stretto_core.sessions.focus import LIST_MARK, NOTHING_HELD, holds_under, index_keys, list_prefix
-from stretto_core.sessions.shared_tuples import shared
+from stretto_core.sessions.shared_tuples import frozen
 from stretto_core.sessions.state import ResultEntry, ToolState
 from stretto_core.sessions.value_written import find_word, written_in
 from stretto_core.sessions.values import normalize
@@ -139,7 +139,7 @@ def _string_keys(entry: ResultEntry, path: str) -> dict[str, str]:
 def _frozen(table: dict[str, list[tuple[int, ...]]]) -> dict[str, tuple[tuple[int, ...], ...]]:
     """A cached table's lists as tuples (a list grown by appends holds room for more; a single
     address, the most common, as the process's one tuple of it: `shared_tuples`)."""
-    return {k: shared(tuple(v)) if len(v) == 1 else tuple(v) for k, v in table.items()}
+    return frozen(table)
 
 
 _ASCII_LETTER = re.compile("[A-Za-z]")
@@ -160,10 +160,15 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
     cached: `_word_elements` keeps what is read of it)."""
     depth = prefix.count(LIST_MARK)
     words: dict[tuple[int, ...], set[str]] = {}
-    for path, pairs in entry.index.records.items():
+    index = entry.index
+    for path, pairs in index.records.items():
         if not path.startswith(prefix) or path.endswith("*~"):
             continue
-        known = _string_keys(entry, path)
+        values = index.by_path.get(path)
+        folded = values is not None and index.keys.get(path) is values  # every value is its own key
+        known = {} if folded else _string_keys(entry, path)
+        last: tuple[int, ...] | None = None
+        held: set[str] = set()
         for address, value in pairs:
             if type(value) is not str:
                 if not (isinstance(value, str) and len(value) >= MIN_RECORD_WORD and _has_letter(value)):
@@ -172,13 +177,14 @@ def record_words(entry: ResultEntry, prefix: str) -> dict[tuple[int, ...], list[
             elif len(value) < MIN_RECORD_WORD or not _has_letter(value):
                 continue
             else:
-                key = known.get(value) or normalize(value) or ""
-            element = address[:depth]
-            held = words.get(element)
-            if held is None:
-                words[element] = {key}
-            else:
-                held.add(key)
+                key = value if folded else known.get(value) or normalize(value) or ""
+            if address is not last:  # the values of one element come together, with one address
+                last = address
+                element = address[:depth]
+                held = words.get(element)  # type: ignore[assignment]
+                if held is None:
+                    held = words[element] = set()
+            held.add(key)
     shared = set.intersection(*words.values()) if len(words) > 1 else set()
     return {addr: sorted(ws - shared) for addr, ws in words.items()}
 
@@ -237,7 +243,7 @@ def _writable_keys(entry: ResultEntry) -> tuple[str, ...]:
     if got is None:
         every = index_keys(entry.index)
         kept = [k for k in every if len(k) >= MIN_WRITTEN]
-        # A focused index's keys are a tuple: when all are long enough, that tuple itself, not a copy.
+        # A focused index's keys come as a new tuple (`all_keys`): when all are long enough, kept as they are.
         got = views["writable"] = every if type(every) is tuple and len(kept) == len(every) else tuple(kept)
     return got
 

@@ -191,7 +191,7 @@ def renamed(state: ToolState, path: str, held: Holders) -> Holders:
 def _name(held: Holders, views: list[Named | None], version: int) -> None:
     """Set the naming fields of `held` from its entries' `named_view`s (and forget its fresh pick)."""
     held.version, held.views, held.fresh, held.picks = version, views, False, None
-    flagged: frozenset[str] = frozenset()
+    flagged: frozenset[str] = _NOTHING  # the one empty set: a Holders naming none keeps no set of its own
     named = False
     for view, cands in zip(views, held.candidates):
         if view is not None:
