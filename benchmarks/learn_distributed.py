@@ -12,7 +12,8 @@ copies of every session (new ids, the `learn_scale.py` trick) for each multiple,
   on a local Ray the learn starts and stops;
 - ray-running: the same on a Ray head of 2 CPUs started before the timed runs and stopped after
   them (`running_ray.py`), as a deployment keeps one up: the learn connects (its connect time said
-  apart) and disconnects;
+  apart) and disconnects (its workers run this checkout's shard count, also for `ray-running-before`,
+  whose learn, by the other checkout, only schedules the shards differently);
 - with `--before CHECKOUT`: dask (and ray) by another checkout's code (the commit before, say), beside.
 
 Each run's wall time is taken by this process around the child (interpreter start, imports and
@@ -48,7 +49,7 @@ from stretto_core.sessions.ingest import ingest_files
 from summary_file import write_summary
 
 APPS = ["tau2/retail", "tau2/airline"]
-WAYS = ("plain", "dask", "dask-before", "ray", "ray-before", "ray-running")
+WAYS = ("plain", "dask", "dask-before", "ray", "ray-before", "ray-running", "ray-running-before")
 
 PROBE = r"""
 import json, resource, sys, time
@@ -156,6 +157,7 @@ def ways(args: argparse.Namespace, here: Path) -> list[tuple[str, str, Path | No
         out.append(("ray-running", ray_python, here))
         if args.before is not None:
             out.append(("ray-before", ray_python, args.before.resolve()))
+            out.append(("ray-running-before", ray_python, args.before.resolve()))
     else:
         print(f"ray: not importable by {ray_python}; skipped (--ray-python names one that has it)")
     return out
@@ -169,7 +171,7 @@ def chosen(args: argparse.Namespace, here: Path) -> list[tuple[str, str, Path | 
 def measure(args: argparse.Namespace, tmp: Path, base: Path) -> list[dict]:
     here = Path(__file__).resolve().parents[1]
     chosen_ways = chosen(args, here)
-    running = next((RunningRay(python, code) for name, python, code in chosen_ways if name == "ray-running"), None)
+    running = next((RunningRay(python, here) for name, python, _ in chosen_ways if name.startswith("ray-running")), None)
     with running if running is not None else contextlib.nullcontext():
         if running is not None:
             print(f"ray-running: a head of 2 CPUs at {running.address}, started in {running.start_s:.1f} s "
@@ -187,7 +189,8 @@ def measure_with(args: argparse.Namespace, tmp: Path, base: Path, chosen_ways: l
         for _ in range(args.rounds):
             for name, python, code in chosen_ways:
                 out = tmp / f"x{k}.{name}.flow.json"
-                report = run(python, code, engine_of(name), folder, out, address if name == "ray-running" else None)
+                report = run(python, code, engine_of(name), folder, out,
+                             address if name.startswith("ray-running") else None)
                 report["same_bytes"] = out.read_bytes() == (tmp / f"x{k}.plain.flow.json").read_bytes()
                 runs[name].append(report)
         best = {name: min(rs, key=lambda r: r["wall_s"]) for name, rs in runs.items()}
@@ -220,7 +223,8 @@ def print_row(row: dict) -> None:
     plain = best["plain"]["wall_s"]
     cells = []
     for name, r in best.items():
-        start = f", {'connect' if name == 'ray-running' else 'start'} {r['start_s']:.1f}" if r.get("start_s") else ""
+        said = "connect" if name.startswith("ray-running") else "start"
+        start = f", {said} {r['start_s']:.1f}" if r.get("start_s") else ""
         ratio = "" if name == "plain" else (f" ×{plain / r['wall_s']:.2f} (rounds: {round_ratios(row, name)}; "
                                             f"median ×{median_ratio(row, name):.2f})")
         same = "" if name == "plain" else (" same" if r["same_bytes"] else " DIFFERENT BYTES")
