@@ -129,3 +129,18 @@ def test_a_shard_the_cluster_cannot_count_fails_the_learn_after_this_process_sto
     counter.close()
     assert fake.shut_down
     assert not [t for t in threading.enumerate() if t.name == HERE_THREAD]  # nothing left counting
+
+
+def test_without_an_address_a_local_ray_of_its_own_is_started_even_where_one_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(4):
+        write_session(_session(i), tmp_path)
+    chosen = choose([str(tmp_path)], "all")
+    assert chosen.manifest is not None
+    fake = _fake_ray(monkeypatch, slow_start=1)
+    counter = distributed.cluster_counter(chosen.manifest, workers=2, engine="ray")
+    try:
+        counter(chosen.files, "data")
+    finally:
+        counter.close()
+    assert fake.address == "local"  # not None: Ray would join a cluster found running on this machine

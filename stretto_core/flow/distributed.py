@@ -190,7 +190,8 @@ class ClusterCounter:
         try:
             if not ray.is_initialized():
                 started = time.perf_counter()
-                ray.init(address=self.address, num_cpus=None if self.address else self.workers,
+                # "local": a Ray of its own, even where another runs (ray.init would join that one)
+                ray.init(address=self.address or "local", num_cpus=None if self.address else self.workers,
                          include_dashboard=False, log_to_driver=False)
                 self.start_s, self._started_ray = time.perf_counter() - started, True
             there = feed(ray, submit, meanwhile, self.workers)
