@@ -42,6 +42,11 @@ MEANWHILE_SHARDS_PER_WORKER = 16
 the last ones, here and there, end close together (a shard costs no measurable CPU of its own:
 8 shards of τ² 4× counted in 5.04-5.19 s, at once 5.16-5.20)."""
 
+RAY_IN_FLIGHT_PER_WORKER = 2
+"""Shards handed to Ray a worker at a time: one counting, one waiting, so a worker that ends a shard
+starts the next at once instead of after the round trip through this process (whose counting
+thread holds the interpreter's lock up to 5 ms at a time whenever the main thread wants it)."""
+
 ENGINES = ("dask", "ray")
 
 
@@ -75,11 +80,11 @@ def start_method() -> str:
 
 def feed(ray: Any, submit: Callable[[list[str]], Any], meanwhile: CountMeanwhile,
          in_flight: int) -> dict[int, ShardCount]:
-    """Hands Ray's workers the shards nobody took yet, `in_flight` at a time (one a worker), taking
-    the next as each comes back, so this process and the workers draw on one queue and each shard
-    is counted once: a shard handed ahead would wait in Ray's queue while this process could count it
-    (Ray starts a learn's workers anew, about 1 s on 2 cores, and 16 small shards a worker keep the
-    end even). What came back, by shard index."""
+    """Hands Ray's workers the shards nobody took yet, `in_flight` at a time, taking the next as each
+    comes back, so this process and the workers draw on one queue and each shard is counted once:
+    shards handed all at once would wait in Ray's queue while this process could count them (Ray
+    starts a learn's workers anew, about 1 s on 2 cores, and 16 small shards a worker keep the end
+    even). What came back, by shard index."""
     pending: dict[Any, int] = {}
     back: dict[int, ShardCount] = {}
     while True:
@@ -194,7 +199,7 @@ class ClusterCounter:
                 ray.init(address=self.address or "local", num_cpus=None if self.address else self.workers,
                          include_dashboard=False, log_to_driver=False)
                 self.start_s, self._started_ray = time.perf_counter() - started, True
-            there = feed(ray, submit, meanwhile, self.workers)
+            there = feed(ray, submit, meanwhile, self.workers * RAY_IN_FLIGHT_PER_WORKER)
         finally:
             meanwhile.stop()
             here = meanwhile.finish_by_index()
