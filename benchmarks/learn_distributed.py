@@ -244,10 +244,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every way; the quickest of each is compared")
     parser.add_argument("--ray-python", help="a Python that imports ray and stretto (default: this one)")
     parser.add_argument("--ways", nargs="+", choices=WAYS, help="only these ways (plain is always run)")
+    parser.add_argument("--ray-worker-niceness", type=int, metavar="N",
+                        help="Ray's workers' niceness (Ray's default is 15: they yield to every other process on "
+                             "the cores, this learn's own counting thread included); set for every Ray run")
     parser.add_argument("--before", type=Path, help="another checkout: its dask (and ray) learn beside this one's")
     parser.add_argument("--starts", type=int, metavar="ROUNDS",
                         help="only time a local Dask cluster's start, spawned and forked, over ROUNDS rounds")
     args = parser.parse_args(argv)
+    if args.ray_worker_niceness is not None:  # read by every raylet started from here: the head's, a local Ray's
+        os.environ["RAY_worker_niceness"] = str(args.ray_worker_niceness)
     if args.starts:
         write_summary(args.out, {"starts": starts(args.starts), "cores": os.cpu_count()})
         return 0

@@ -78,3 +78,13 @@ def test_a_head_that_never_starts_is_a_clear_error(bench, tmp_path: Path) -> Non
     with pytest.raises(SystemExit, match="ray head did not start"):
         with running_ray.RunningRay(python, ROOT, wait_s=30):
             pass
+
+
+def test_ray_workers_niceness_is_handed_to_every_ray_run(bench, monkeypatch: pytest.MonkeyPatch) -> None:
+    learn_distributed, running_ray = bench
+    monkeypatch.delenv("RAY_worker_niceness", raising=False)
+    monkeypatch.setattr(learn_distributed, "measure", lambda args, tmp, base: [])
+    monkeypatch.setattr(learn_distributed, "ingest_files", lambda *a: None)
+    monkeypatch.setattr(learn_distributed, "write_summary", lambda *a: None)
+    assert learn_distributed.main(["--ray-worker-niceness", "0"]) == 0
+    assert running_ray.cluster_env(None)["RAY_worker_niceness"] == "0"  # Ray's own default is 15
