@@ -8,7 +8,12 @@ copies of every session (new ids, the `learn_scale.py` trick) for each multiple,
 
 - plain: one process, no cluster (`stream.learn_chosen`, what `stretto learn` runs);
 - dask: a local cluster of 2 worker processes (`flow/distributed.py`);
-- ray: 2 Ray workers, run by `--ray-python` (a Python that imports ray; skipped when none does);
+- ray: 2 Ray workers, run by `--ray-python` (a Python that imports ray; skipped when none does),
+  on a local Ray the learn starts and stops;
+- ray-running: the same on a Ray head of 2 CPUs started before the timed runs and stopped after
+  them (`running_ray.py`), as a deployment keeps one up: the learn connects (its connect time said
+  apart) and disconnects (its workers run this checkout's shard count, also for `ray-running-before`,
+  whose learn, by the other checkout, only schedules the shards differently);
 - with `--before CHECKOUT`: dask (and ray) by another checkout's code (the commit before, say), beside.
 
 Each run's wall time is taken by this process around the child (interpreter start, imports and
@@ -26,9 +31,11 @@ figure. The flows are compared byte for byte with the plain one.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,16 +43,19 @@ import time
 from pathlib import Path
 
 from learn_scale import copies
+from running_ray import RunningRay, cluster_env
 from stretto_core.paths import data_root
 from stretto_core.sessions.ingest import ingest_files
 from summary_file import write_summary
 
 APPS = ["tau2/retail", "tau2/airline"]
+WAYS = ("plain", "dask", "dask-before", "ray", "ray-before", "ray-running", "ray-running-before")
 
 PROBE = r"""
 import json, resource, sys, time
 started, cpu = time.perf_counter(), time.process_time()
 engine, folder, out, apps = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
+address = sys.argv[5] or None
 from stretto_core.flow.ir import save_flow
 from stretto_core.flow.stream import choose, learn_chosen
 chosen = choose([folder], "train", apps=apps)
@@ -53,7 +63,7 @@ pass1 = time.perf_counter() - started
 counter = None
 if engine != "plain":
     from stretto_core.flow.distributed import cluster_counter
-    counter = cluster_counter(chosen.manifest, workers=2, engine=engine)
+    counter = cluster_counter(chosen.manifest, workers=2, engine=engine, address=address)
 flow = learn_chosen(chosen, counter=counter)
 save_flow(flow, out)
 stop = time.perf_counter()
@@ -72,14 +82,17 @@ print(json.dumps(report))
 """
 
 
-def run(python: str, code_dir: Path | None, engine: str, folder: Path, out: Path) -> dict:
+def engine_of(way: str) -> str:
+    """The engine a way's learn runs: `ray-running` and `dask-before` are ray's and dask's."""
+    return way.split("-")[0]
+
+
+def run(python: str, code_dir: Path | None, engine: str, folder: Path, out: Path, address: str | None = None) -> dict:
     """One learn in a fresh process, its wall time taken from here; its own report added."""
-    env = {**os.environ, "STRETTO_PROGRESS": "0"}
-    if code_dir is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(code_dir), str(code_dir / "adapters")])
+    env = {**cluster_env(code_dir), "STRETTO_PROGRESS": "0"}
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    done = subprocess.run([python, "-c", PROBE, engine, str(folder), str(out), ",".join(APPS)],
+    done = subprocess.run([python, "-c", PROBE, engine, str(folder), str(out), ",".join(APPS), address or ""],
                           capture_output=True, text=True, env=env, cwd=code_dir)
     wall = time.perf_counter() - started
     if done.returncode != 0:
@@ -141,16 +154,33 @@ def ways(args: argparse.Namespace, here: Path) -> list[tuple[str, str, Path | No
     ray_python = args.ray_python or sys.executable
     if imports_ray(ray_python):
         out.append(("ray", ray_python, here))
+        out.append(("ray-running", ray_python, here))
         if args.before is not None:
             out.append(("ray-before", ray_python, args.before.resolve()))
+            out.append(("ray-running-before", ray_python, args.before.resolve()))
     else:
         print(f"ray: not importable by {ray_python}; skipped (--ray-python names one that has it)")
     return out
 
 
+def chosen(args: argparse.Namespace, here: Path) -> list[tuple[str, str, Path | None]]:
+    """The ways this run measures: `--ways` (or every one available), plain always first."""
+    return [w for w in ways(args, here) if not args.ways or w[0] in args.ways or w[0] == "plain"]
+
+
 def measure(args: argparse.Namespace, tmp: Path, base: Path) -> list[dict]:
     here = Path(__file__).resolve().parents[1]
-    chosen_ways = [w for w in ways(args, here) if not args.ways or w[0] in args.ways or w[0] == "plain"]
+    chosen_ways = chosen(args, here)
+    running = next((RunningRay(python, here) for name, python, _ in chosen_ways if name.startswith("ray-running")), None)
+    with running if running is not None else contextlib.nullcontext():
+        if running is not None:
+            print(f"ray-running: a head of 2 CPUs at {running.address}, started in {running.start_s:.1f} s "
+                  "before the timed runs (not in them)", flush=True)
+        return measure_with(args, tmp, base, chosen_ways, running.address if running else None)
+
+
+def measure_with(args: argparse.Namespace, tmp: Path, base: Path, chosen_ways: list[tuple[str, str, Path | None]],
+                 address: str | None) -> list[dict]:
     rows = []
     for k in args.multiples:
         folder = tmp / f"x{k}"
@@ -159,7 +189,8 @@ def measure(args: argparse.Namespace, tmp: Path, base: Path) -> list[dict]:
         for _ in range(args.rounds):
             for name, python, code in chosen_ways:
                 out = tmp / f"x{k}.{name}.flow.json"
-                report = run(python, code, name.split("-")[0], folder, out)
+                report = run(python, code, engine_of(name), folder, out,
+                             address if name.startswith("ray-running") else None)
                 report["same_bytes"] = out.read_bytes() == (tmp / f"x{k}.plain.flow.json").read_bytes()
                 runs[name].append(report)
         best = {name: min(rs, key=lambda r: r["wall_s"]) for name, rs in runs.items()}
@@ -182,13 +213,20 @@ def round_ratios(row: dict, name: str) -> str:
     return " ".join(f"×{p['wall_s'] / r['wall_s']:.2f}" for p, r in pairs)
 
 
+def median_ratio(row: dict, name: str) -> float:
+    """The median of the rounds' ratios (plain's wall over this way's, each round side by side)."""
+    return statistics.median(p["wall_s"] / r["wall_s"] for p, r in zip(row["rounds"]["plain"], row["rounds"][name]))
+
+
 def print_row(row: dict) -> None:
     best = row["best"]
     plain = best["plain"]["wall_s"]
     cells = []
     for name, r in best.items():
-        start = f", start {r['start_s']:.1f}" if r.get("start_s") else ""
-        ratio = "" if name == "plain" else f" ×{plain / r['wall_s']:.2f} (rounds: {round_ratios(row, name)})"
+        said = "connect" if name.startswith("ray-running") else "start"
+        start = f", {said} {r['start_s']:.1f}" if r.get("start_s") else ""
+        ratio = "" if name == "plain" else (f" ×{plain / r['wall_s']:.2f} (rounds: {round_ratios(row, name)}; "
+                                            f"median ×{median_ratio(row, name):.2f})")
         same = "" if name == "plain" else (" same" if r["same_bytes"] else " DIFFERENT BYTES")
         cells.append(f"{name} {r['wall_s']:.1f} s{start}{ratio}{same} (CPU path {cpu_path(r):.1f} s, "
                      f"load {r['load_before']:.1f})")
@@ -205,11 +243,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--multiples", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--rounds", type=int, default=2, help="rounds of every way; the quickest of each is compared")
     parser.add_argument("--ray-python", help="a Python that imports ray and stretto (default: this one)")
-    parser.add_argument("--ways", nargs="+", help="only these ways (plain is always run)")
+    parser.add_argument("--ways", nargs="+", choices=WAYS, help="only these ways (plain is always run)")
+    parser.add_argument("--ray-worker-niceness", type=int, metavar="N",
+                        help="Ray's workers' niceness (Ray's default is 15: they yield to every other process on "
+                             "the cores, this learn's own counting thread included); set for every Ray run")
     parser.add_argument("--before", type=Path, help="another checkout: its dask (and ray) learn beside this one's")
     parser.add_argument("--starts", type=int, metavar="ROUNDS",
                         help="only time a local Dask cluster's start, spawned and forked, over ROUNDS rounds")
     args = parser.parse_args(argv)
+    if args.ray_worker_niceness is not None:  # read by every raylet started from here: the head's, a local Ray's
+        os.environ["RAY_worker_niceness"] = str(args.ray_worker_niceness)
     if args.starts:
         write_summary(args.out, {"starts": starts(args.starts), "cores": os.cpu_count()})
         return 0

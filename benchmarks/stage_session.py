@@ -25,6 +25,11 @@ sessions by the same code (the benchmark fails otherwise). Both run at the same 
 both see the same load; CPU time per session, the best round of each, and the median ratio.
 
     python benchmarks/stage_session.py [--before HEAD~1] [--new 20] [--rounds 3] [--out bench-out/stage_session.json]
+    python benchmarks/stage_session.py --merge 5   # only: two halves of τ² retail+airline train merged, CPU
+
+`--merge ROUNDS` times what docs/scale.md's `merge` row says, by this checkout alone: the two
+halves of τ² retail+airline train learned apart, then `merge_flows(a, b)` (added and derived),
+CPU per merge over ROUNDS rounds, with the merged flow's size.
 """
 
 from __future__ import annotations
@@ -122,10 +127,45 @@ print(json.dumps({"stage_ms": [1e3 * x for x in per], "stage_median_ms": 1e3 * s
 """`stretto flow stage` on a deployment folder, one new session file at a time (CPU per stage)."""
 
 
+def merge_cost(rounds: int) -> dict:
+    """Two halves of τ² retail+airline train learned apart and merged, CPU per merge (this checkout)."""
+    import os
+    import statistics
+    import time
+
+    from stretto_core.flow.ir import learn, merge_flows
+    from stretto_core.paths import data_root
+    from stretto_core.sessions.ingest import ingest_files
+    from stretto_core.sessions.splits import split_of
+    from stretto_core.sessions.store import load_sessions
+
+    with tempfile.TemporaryDirectory() as store:
+        ingest_files("tau2", [data_root() / "tau2" / "trajectories"], Path(store))
+        sessions = load_sessions([Path(store)])
+    train = [x for x in sessions if split_of(x.header) == "train" and (x.header.app or "") in
+             ("tau2/retail", "tau2/airline")]
+    a, b = learn(train[::2]), learn(train[1::2])
+    load = os.getloadavg()[0]
+    cpu = []
+    for _ in range(rounds):
+        started = time.process_time()
+        merged = merge_flows(a, b)
+        cpu.append(time.process_time() - started)
+    size = len(merged.to_json().encode("utf-8"))
+    print(f"merge_flows of two halves of τ² retail+airline train ({len(train)} sessions, merged flow "
+          f"{size / 1e3:.0f} KB): {min(cpu):.3f} s CPU best, {statistics.median(cpu):.3f} s median of {rounds} "
+          f"(load {load:.1f})")
+    return {"merge_cpu_s": cpu, "sessions": len(train), "flow_bytes": size, "load_before": load}
+
+
 def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, "bench-out/stage_session.json", rounds=3)
     options.add_argument("--new", type=int, default=20, help="sessions added one at a time")
+    options.add_argument("--merge", type=int, metavar="ROUNDS", help="only time merge_flows (see above)")
     args = options.parse_args(argv)
+    if args.merge:
+        write_summary(args.out, merge_cost(args.merge))
+        return 0
     source = retail_source()
     with tempfile.TemporaryDirectory() as tmp_name, checkout(args.before) as before:
         tmp = Path(tmp_name)

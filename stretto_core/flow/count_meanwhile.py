@@ -1,10 +1,13 @@
-"""Counting shards in this process while a cluster starts, so its start is not time lost.
+"""Counting shards in this process while a cluster starts and works, so its start is not time lost.
 
 A local Ray takes seconds to start (3-6 s on 2 cores: its control processes, then workers that
-import Ray), longer than a few shards take to count. While the main thread starts it, a thread
-here counts shards from the front; once the cluster is up, the shards not yet taken go to it and
-the thread finishes only the one in hand. Counts are a sum, so which process counted a shard
-changes no byte of the flow; each shard's report names the process that read it.
+import Ray), longer than a few shards take to count; even a running one takes 0.6-0.8 s to connect
+to and about 1 s more before its workers (started for each learn) take a first shard. A thread
+here counts shards from the front, one at a time, while the main thread starts or connects to
+the cluster and then hands it shards from the same queue (`take`) as its workers free up
+(`distributed.py`), so each shard is counted exactly once, here or there. Counts are a sum, so
+which process counted a shard changes no byte of the flow; each shard's report names the process
+that read it.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ class CountMeanwhile:
     def start(self) -> None:
         self._thread.start()
 
-    def _take(self) -> int | None:
+    def take(self) -> int | None:
+        """The index of the next shard nobody has taken (this one is the caller's), None when none is left."""
         with self._lock:
             if self._stopped or self._next >= len(self.parts):
                 return None
@@ -42,7 +46,7 @@ class CountMeanwhile:
 
     def _run(self) -> None:
         try:
-            while (i := self._take()) is not None:
+            while (i := self.take()) is not None:
                 self.done[i] = self.count(self.parts[i])
         except BaseException as exc:  # handed to the caller in finish()
             self.error = exc
@@ -53,9 +57,14 @@ class CountMeanwhile:
             self._stopped = True
             return self._next
 
-    def finish(self) -> list[ShardCount]:
-        """The shards counted here, in order, once the one in hand is done (its error raised)."""
+    def finish_by_index(self) -> dict[int, ShardCount]:
+        """The shards counted here by index, once the one in hand is done (its error raised)."""
         self._thread.join()
         if self.error is not None:
             raise self.error
-        return [self.done[i] for i in sorted(self.done)]
+        return dict(self.done)
+
+    def finish(self) -> list[ShardCount]:
+        """The shards counted here, in order, once the one in hand is done (its error raised)."""
+        done = self.finish_by_index()
+        return [done[i] for i in sorted(done)]

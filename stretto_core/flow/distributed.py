@@ -12,8 +12,9 @@ by URL, `sessions/shared.py`) serves a cluster of several machines; only the fil
 to them and only the partial counts come back, with each worker's read report (the files,
 sessions and bytes it read, its CPU time, what it could not read: `worker_report.py`). A local
 Dask cluster forks its workers from this process (`start_method`), so they start with the code
-already imported; a local Ray takes seconds to start, and shards are counted here meanwhile
-(`count_meanwhile.py`). A count of fewer sessions than were chosen fails the learn
+already imported; on Ray, shards are counted here too, from one queue with its workers, while a
+local one starts (seconds) or a running one is connected to and starts the learn's workers
+(`count_meanwhile.py`, `feed`). A count of fewer sessions than were chosen fails the learn
 (`ShardsUnread`): a flow learned from what the workers happened to reach is no flow of the data.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from stretto_core.errors import StrettoError
 from stretto_core.flow.count_meanwhile import CountMeanwhile
@@ -37,9 +38,14 @@ from stretto_core.sessions.store import LoadReport
 SHARDS_PER_WORKER = 4
 """Each worker gets about this many shards, so a slow shard does not hold the others up."""
 MEANWHILE_SHARDS_PER_WORKER = 16
-"""Shards a worker when some are counted here while a Ray starts: smaller, so the one this process
-has in hand when the cluster is up does not end long after the workers' (a shard costs no
-measurable CPU of its own: 8 shards of τ² 4× counted in 5.04-5.19 s, at once 5.16-5.20)."""
+"""Shards a worker on Ray, where some are counted here while it starts and beside it: smaller, so
+the last ones, here and there, end close together (a shard costs no measurable CPU of its own:
+8 shards of τ² 4× counted in 5.04-5.19 s, at once 5.16-5.20)."""
+
+RAY_IN_FLIGHT_PER_WORKER = 2
+"""Shards handed to Ray a worker at a time: one counting, one waiting, so a worker that ends a shard
+starts the next at once instead of after the round trip through this process (whose counting
+thread holds the interpreter's lock up to 5 ms at a time whenever the main thread wants it)."""
 
 ENGINES = ("dask", "ray")
 
@@ -70,6 +76,25 @@ def start_method() -> str:
     had run a hundred other tests once did. Spawned otherwise, and off Linux (macOS forks unsafely)."""
     alone = threading.active_count() == 1
     return "fork" if sys.platform.startswith("linux") and alone else "spawn"
+
+
+def feed(ray: Any, submit: Callable[[list[str]], Any], meanwhile: CountMeanwhile,
+         in_flight: int) -> dict[int, ShardCount]:
+    """Hands Ray's workers the shards nobody took yet, `in_flight` at a time, taking the next as each
+    comes back, so this process and the workers draw on one queue and each shard is counted once:
+    shards handed all at once would wait in Ray's queue while this process could count them (Ray
+    starts a learn's workers anew, about 1 s on 2 cores, and 16 small shards a worker keep the end
+    even). What came back, by shard index."""
+    pending: dict[Any, int] = {}
+    back: dict[int, ShardCount] = {}
+    while True:
+        while len(pending) < in_flight and (i := meanwhile.take()) is not None:
+            pending[submit(meanwhile.parts[i])] = i
+        if not pending:
+            return back
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for ref in ready:
+            back[pending.pop(ref)] = ray.get(ref)
 
 
 class ShardsUnread(StrettoError):
@@ -111,7 +136,7 @@ class ClusterCounter:
         return by_worker(self.shard_counts)
 
     def __call__(self, files: Sequence[str], role: str) -> Flow:
-        per_worker = MEANWHILE_SHARDS_PER_WORKER if self._counts_meanwhile() else SHARDS_PER_WORKER
+        per_worker = MEANWHILE_SHARDS_PER_WORKER if self.engine == "ray" else SHARDS_PER_WORKER
         parts = shards(list(files), self.workers * per_worker)
         answers = self._dask(parts, role) if self.engine == "dask" else self._ray(parts, role)
         self.shard_counts.extend(answers)
@@ -124,16 +149,6 @@ class ClusterCounter:
                                f"{role} sessions, so nothing was written ({shown}); the workers must be able "
                                "to read the files: a shared folder or an object store they can reach")
         return add_all([Flow.model_validate_json(a.flow_json) for a in answers])
-
-    def _counts_meanwhile(self) -> bool:
-        """Whether this count starts a Ray, and so counts shards here while it starts."""
-        if self.engine != "ray":
-            return False
-        try:
-            import ray
-        except ImportError:
-            return False
-        return not ray.is_initialized()
 
     def _dask(self, parts: list[list[str]], role: str) -> list[ShardCount]:
         client = self.dask_client()
@@ -173,20 +188,23 @@ class ClusterCounter:
         def submit(part: list[str]) -> Any:
             return task.remote(part, manifest_json, features_json, constants, role, self.options)
 
-        if not ray.is_initialized():  # its start takes seconds: shards are counted here meanwhile
-            meanwhile = CountMeanwhile(parts, lambda part: _count_shard(part, manifest_json, features_json,
-                                                                        constants, role, self.options))
-            meanwhile.start()
-            started = time.perf_counter()
-            try:
-                ray.init(address=self.address, num_cpus=None if self.address else self.workers,
+        # Shards are counted here from the start: while Ray starts or connects, and beside its workers.
+        meanwhile = CountMeanwhile(parts, lambda part: _count_shard(part, manifest_json, features_json,
+                                                                    constants, role, self.options))
+        meanwhile.start()
+        try:
+            if not ray.is_initialized():
+                started = time.perf_counter()
+                # "local": a Ray of its own, even where another runs (ray.init would join that one)
+                ray.init(address=self.address or "local", num_cpus=None if self.address else self.workers,
                          include_dashboard=False, log_to_driver=False)
                 self.start_s, self._started_ray = time.perf_counter() - started, True
-            finally:
-                first = meanwhile.stop()
-            rest = [submit(part) for part in parts[first:]]
-            return meanwhile.finish() + ray.get(rest)  # in shard order
-        return ray.get([submit(part) for part in parts])
+            there = feed(ray, submit, meanwhile, self.workers * RAY_IN_FLIGHT_PER_WORKER)
+        finally:
+            meanwhile.stop()
+            here = meanwhile.finish_by_index()
+        counted = {**here, **there}
+        return [counted[i] for i in range(len(parts))]  # in shard order
 
     def close(self) -> None:
         if self._client is not None:
