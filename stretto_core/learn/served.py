@@ -137,7 +137,7 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE,
         keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH,
                               recall.by_tool if recall is not None else None)
         if recall is not None:
-            keep |= drawn_by_score(session.session_id, shown, caught, recall.blind(), recall.score_share)
+            keep |= drawn_by_score(session.session_id, shown, caught, recall.blindness(), recall.score_share)
     return as_agent_calls(session, keep)
 
 
