@@ -2,7 +2,7 @@
 
     python benchmarks/served_loop.py [--apps agentdojo/slack,agentdojo/travel,tau2/retail,tau2/airline]
         [--rules drop,all,holdout,used,said,weighed] [--rounds 5] [--split train] [--most N] [--json OUT]
-        [--paired [--folds 2]] [--tool-recall [--blind 0.25] [--blind-share 0.5] [--ramp]]
+        [--paired [--folds 2]] [--tool-recall [--blind 0.15] [--blind-share 0.5] [--ramp]]
 
 For each app (τ²: each agent with sessions on the split apart, in recorded order; AgentDojo: the
 suite's sessions of every pipeline, in a fixed hashed order), the sessions are cut into rounds+1
