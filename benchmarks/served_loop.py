@@ -2,7 +2,7 @@
 
     python benchmarks/served_loop.py [--apps agentdojo/slack,agentdojo/travel,tau2/retail,tau2/airline]
         [--rules drop,all,holdout,used,said,weighed] [--rounds 5] [--split train] [--most N] [--json OUT]
-        [--paired [--folds 2]] [--tool-recall [--blind 0.25] [--blind-share 0.5]]
+        [--paired [--folds 2]] [--tool-recall [--blind 0.15] [--blind-share 0.5] [--ramp]]
 
 For each app (τ²: each agent with sessions on the split apart, in recorded order; AgentDojo: the
 suite's sessions of every pipeline, in a fixed hashed order), the sessions are cut into rounds+1
@@ -135,6 +135,8 @@ def main() -> None:
                         "recall a tool is blind.")
     parser.add_argument("--blind-share", type=float, default=served.BLIND_SHARE, help="With --tool-recall: an "
                         "uncaught lookup at a blind tool is taught with this share of its score.")
+    parser.add_argument("--ramp", action="store_true", help="With --tool-recall: a tool is as blind as its recall is "
+                        "short of --blind (1 − r/blind), not wholly blind below it.")
     parser.add_argument("--deployments", default=None, help="Only these deployments (agents), comma-separated.")
     args = parser.parse_args()
     if args.folds < 2:
@@ -143,7 +145,7 @@ def main() -> None:
     def measured(batch: Sequence[Session]) -> ToolRecall:
         """The test's recall per tool on a loop's recorded batch, with the knobs given."""
         manifest = batch[0].header.manifest
-        return ToolRecall(tool_recall(batch, manifest) if manifest else {}, args.blind, args.blind_share)
+        return ToolRecall(tool_recall(batch, manifest) if manifest else {}, args.blind, args.blind_share, args.ramp)
 
     recall_of = measured if args.tool_recall else None
     rules = args.rules.split(",")
@@ -244,7 +246,7 @@ def main() -> None:
     if args.json is not None:
         args.json.write_text(json.dumps({"split": args.split, "rounds": args.rounds, "theta": args.theta,
                                          "tool_recall": args.tool_recall, "blind": args.blind,
-                                         "blind_share": args.blind_share, "rows": out, "summary": summary,
+                                         "blind_share": args.blind_share, "ramp": args.ramp, "rows": out, "summary": summary,
                                          **({"paired": paired_out, "paired_summary": paired_summary}
                                             if args.paired else {})}, indent=1), encoding="utf-8")
         print(f"wrote {args.json}")

@@ -71,3 +71,14 @@ def test_served_sessions_taught_with_a_recall_table_count_the_same_in_parts_as_a
     first = count_sessions(list(teaching_sessions(batch[:7], "weighed", blind)), MANIFEST)
     second = count_sessions(list(teaching_sessions(batch[7:], "weighed", blind)), MANIFEST)
     assert merge(first, second).counts == count_sessions(views, MANIFEST).derive().counts
+
+
+def test_with_a_ramp_a_tool_is_taught_by_score_as_far_as_its_recall_is_short_of_the_bar() -> None:
+    ramp = ToolRecall({"get_product_details": 0.25}, 0.5, 1.0, ramp=True)
+    assert ramp.blindness() == {"get_product_details": 0.5}
+    halfway = sum(taught(teaching_view(served(n, 0.8), "weighed", ramp)) for n in range(400))
+    assert abs(halfway - 400 * 0.8 * 0.5) <= 40
+    at_the_bar = ToolRecall({"get_product_details": 0.5}, 0.5, 1.0, ramp=True)
+    assert at_the_bar.blindness() == {}
+    assert not any(taught(teaching_view(served(n, 0.8), "weighed", at_the_bar)) for n in range(100))
+    assert ToolRecall({"t": 0.25}, 0.5, 1.0).blindness() == {"t": 1.0}  # no ramp: a cliff

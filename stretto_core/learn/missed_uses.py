@@ -30,9 +30,17 @@ class ToolRecall:
     by_tool: Mapping[str, float]
     blind_below: float
     score_share: float
+    ramp: bool = False
+    """Instead of a cliff at `blind_below`: a tool is as blind as its recall is short of it,
+    1 − r/`blind_below` (no second knob: the threshold is where blindness ends)."""
 
     def blind(self) -> set[str]:
         return {tool for tool, r in self.by_tool.items() if r < self.blind_below}
+
+    def blindness(self) -> dict[str, float]:
+        """Per blind tool, how blind (1: wholly; with `ramp`, 1 − r/`blind_below`)."""
+        return {tool: (1.0 - r / self.blind_below if self.ramp else 1.0)
+                for tool, r in self.by_tool.items() if r < self.blind_below}
 
 
 def used_share(caught: int, missed: int, recall_share: float, false_share: float = 0.0) -> float:
@@ -69,15 +77,17 @@ def drawn_as_used(session_id: str, shown: Sequence[Lookup], caught: set[str], re
     return out
 
 
-def drawn_by_score(session_id: str, shown: Sequence[Lookup], caught: set[str], blind: set[str],
+def drawn_by_score(session_id: str, shown: Sequence[Lookup], caught: set[str], blind: Mapping[str, float] | set[str],
                    share: float = 1.0) -> set[str]:
     """Where the test is blind (`blind`: tools whose uses it catches too rarely to tell one from a
     detour), an uncaught lookup says nothing either way: it is taught as used with the chance the
     flow gave it when it served (its score), so the site's estimate stays where it was, in
     expectation, instead of falling for want of evidence the test could not give (`share` < 1:
-    a score that made the lookup is one picked for being high, so only that share of it)."""
-    return {lk.call_id for lk in shown if lk.tool in blind and lk.call_id not in caught
-            and _draw(session_id, lk.call_id) < share * (lk.score or 0.0)}
+    a score that made the lookup is one picked for being high, so only that share of it; `blind` as a
+    mapping: each tool's blindness in [0, 1] scales it too)."""
+    weight = blind if isinstance(blind, Mapping) else dict.fromkeys(blind, 1.0)
+    return {lk.call_id for lk in shown if lk.tool in weight and lk.call_id not in caught
+            and _draw(session_id, lk.call_id) < share * weight[lk.tool] * (lk.score or 0.0)}
 
 
 def _draw(session_id: str, call_id: str) -> float:

@@ -81,17 +81,20 @@ lookups the agent would have made). Without it, a site where the test caught a s
 taught a second one, and τ² airline's chained reservation lookups came back (claude-opus-4-6's
 rounds 4–5: 2.1 detours an episode against the unserved flow's 0.7 and 0.4)."""
 
-BLIND_RECALL = 0.25
+BLIND_RECALL = 0.15
 """`weighed` with a recall per tool (`teaching_view`'s `recall`, a `ToolRecall`; only `benchmarks/served_loop.py
 --tool-recall` passes one so far): below this recall the test cannot tell a use from a detour at a
-tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`). Train
-split, paired score (docs/promotion.md): 0.25 moved AgentDojo travel's rounds; 0.1 left them as
-plain `weighed` (a tool's recall is pulled toward 0.5, so travel's prices sat above 0.1)."""
+tool, so an uncaught lookup of it is taught by its own score (`missed_uses.drawn_by_score`). Chosen
+on the train split by the paired score over both cuts (2 and 3 folds), leaving each deployment out
+(`benchmarks/served_loop_choose.py`): every deployment left out is judged by 0.15 / 0.5, 5 of 90
+rounds off against plain `weighed`'s 11; 0.35 teaches τ² airline gpt-4.1-mini's flight searches
+(recall about 0.3) by score, +200% detours (docs/promotion.md)."""
 
 BLIND_SHARE = 0.5
 """`weighed` with a recall per tool: an uncaught lookup at a blind tool is taught with this share of
-its score (a score that made a lookup was picked for being high). Train split, paired score: the
-whole score gave travel +21–30% detours (3 rounds off); half, none off (docs/promotion.md)."""
+its score (a score that made a lookup was picked for being high). Train split, paired score over
+both cuts: the whole score 10 of 90 rounds off (travel's detours +21–32%), 0.7 6, 0.5 5, 0.3 6
+(at a bar of 0.25; docs/promotion.md)."""
 
 MIN_SAID_CHARS = 4
 """A value the agent's text must hold to count as said: shorter ones (`yes`, `12`) match anything."""
@@ -137,7 +140,7 @@ def teaching_view(session: Session, rule: str = DEFAULT_RULE,
         keep |= drawn_as_used(session.session_id, shown, caught, RECALL, FALSE_CATCH,
                               recall.by_tool if recall is not None else None)
         if recall is not None:
-            keep |= drawn_by_score(session.session_id, shown, caught, recall.blind(), recall.score_share)
+            keep |= drawn_by_score(session.session_id, shown, caught, recall.blindness(), recall.score_share)
     return as_agent_calls(session, keep)
 
 
