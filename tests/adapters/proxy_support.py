@@ -28,6 +28,33 @@ READ = {"readOnlyHint": True, "destructiveHint": False}
 WRITE = {"readOnlyHint": False, "destructiveHint": True}
 
 
+class MemoryChannel:
+    """One side of an in-process relay: what the proxy sent it (`sent`), and what it will say
+    next (`inbox`)."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+
+    async def receive(self) -> Any:
+        return await self.inbox.get()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    async def aclose(self) -> None:
+        pass
+
+    async def answer(self, request_id: int) -> dict[str, Any]:
+        """The message the proxy sent this side with id `request_id`, waited for up to 5 s."""
+        for _ in range(500):
+            for message in self.sent:
+                if message.get("id") == request_id:
+                    return message
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"request {request_id} was never answered")
+
+
 def _schema(**props: str) -> dict[str, Any]:
     return {"type": "object", "properties": {k: {"type": v} for k, v in props.items()}, "required": sorted(props)}
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("mcp")
-from proxy_support import read_session_files, toy_flow  # noqa: E402
+from proxy_support import MemoryChannel, read_session_files, toy_flow  # noqa: E402
 from stretto_core import Stretto  # noqa: E402
 from stretto_core.serve.workers import bounded  # noqa: E402
 from stretto_mcp.listing import Listing  # noqa: E402
@@ -67,29 +67,8 @@ class Shop:
         pass
 
 
-class Host:
+class Host(MemoryChannel):
     name = "host"
-
-    def __init__(self) -> None:
-        self.inbox: asyncio.Queue = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
-
-    async def receive(self) -> Any:
-        return await self.inbox.get()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
-
-    async def aclose(self) -> None:
-        pass
-
-    async def answer(self, request_id: int) -> dict[str, Any]:
-        for _ in range(500):
-            for message in self.sent:
-                if message.get("id") == request_id:
-                    return message
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"request {request_id} was never answered")
 
 
 def _call(request_id: int, order: str) -> dict[str, Any]:

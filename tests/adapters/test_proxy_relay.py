@@ -16,19 +16,17 @@ from stretto_mcp.relay import ExitStatus, Relay, RelayOptions  # noqa: E402
 from stretto_mcp.served import Served  # noqa: E402
 from stretto_mcp.turns import TurnInference  # noqa: E402
 
+from proxy_support import MemoryChannel  # noqa: E402
+
 TOOLS = [{"name": "get_order", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]
 
 
-class Memory:
-    """One side of the relay: what it is sent, and what it will say."""
+class Memory(MemoryChannel):
+    """One side of the relay: what it is sent, and what it will say (a server answers at once)."""
 
     def __init__(self, name: str) -> None:
+        super().__init__()
         self.name = name
-        self.inbox: asyncio.Queue = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
-
-    async def receive(self) -> Any:
-        return await self.inbox.get()
 
     async def send(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
@@ -37,9 +35,6 @@ class Memory:
             result = {"tools": TOOLS} if method == "tools/list" else {
                 "content": [{"type": "text", "text": "order"}], "isError": False} if method == "tools/call" else {}
             await self.inbox.put({"jsonrpc": "2.0", "id": message["id"], "result": result})
-
-    async def aclose(self) -> None:
-        pass
 
 
 def _relay(tmp_path: Path) -> tuple[Relay, Memory, Memory]:
@@ -53,15 +48,6 @@ def _call(request_id: int) -> dict[str, Any]:
             "params": {"name": "get_order", "arguments": {"order_id": "O1"}}}
 
 
-async def _answer(host: Memory, request_id: int) -> dict[str, Any]:
-    for _ in range(500):
-        for message in host.sent:
-            if message.get("id") == request_id:
-                return message
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"request {request_id} was never answered")
-
-
 def test_a_bug_while_answering_a_call_still_answers_the_host(tmp_path: Path) -> None:
     async def run() -> tuple[dict[str, Any], dict[str, Any], ExitStatus]:
         relay, host, _ = _relay(tmp_path)
@@ -72,9 +58,9 @@ def test_a_bug_while_answering_a_call_still_answers_the_host(tmp_path: Path) -> 
         relay._listing_ready = broken  # type: ignore[method-assign]
         task = asyncio.create_task(relay.run())
         await host.inbox.put(_call(1))
-        first = await _answer(host, 1)
+        first = await host.answer(1)
         await host.inbox.put({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-        second = await _answer(host, 2)  # the proxy goes on serving
+        second = await host.answer(2)  # the proxy goes on serving
         await host.inbox.put(None)
         return first, second, await task
 

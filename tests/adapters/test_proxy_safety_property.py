@@ -26,6 +26,7 @@ from stretto_mcp.listing import Listing  # noqa: E402
 from stretto_mcp.relay import Relay, RelayOptions  # noqa: E402
 from stretto_mcp.served import Served  # noqa: E402
 
+from proxy_support import MemoryChannel  # noqa: E402
 from safety_now import assert_exercised, now_property  # noqa: E402
 from test_claude_safety_property import TOOLS, Tools  # noqa: E402
 
@@ -33,21 +34,8 @@ WIRE = {"read": {"readOnlyHint": True}, "write": {"readOnlyHint": False},
         "destructive": {"readOnlyHint": True, "destructiveHint": True}, "none": None}
 
 
-class Host:
+class Host(MemoryChannel):
     """The host's side: what the proxy sent it, and what it will send."""
-
-    def __init__(self) -> None:
-        self.inbox: asyncio.Queue = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
-
-    async def receive(self) -> Any:
-        return await self.inbox.get()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
-
-    async def aclose(self) -> None:
-        pass
 
 
 class Server(Host):
