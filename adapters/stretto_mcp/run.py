@@ -219,7 +219,7 @@ def run_proxy(config: ProxyConfig) -> int:
 
 
 def _fast_event_loop() -> None:
-    """uvloop's event loop where it is installed (`pip install "stretto[uvloop]"`), unless
+    """uvloop's event loop where it is installed (the `mcp` extra installs it, except on Windows), unless
     `STRETTO_PROXY_LOOP=asyncio`: with a flow making one lookup per call it takes a third off the
     proxy's CPU per call (`benchmarks/proxy_cpu.py --flow --loop uvloop`), most of which is the
     loop's own work. Only where stdin and stdout are pipes or sockets, as a host starts the
