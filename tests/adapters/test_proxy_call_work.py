@@ -18,7 +18,7 @@ from stretto_mcp.relay import Relay, RelayOptions  # noqa: E402
 from stretto_mcp.served import Served  # noqa: E402
 from stretto_mcp.wire import encode, parse_line  # noqa: E402
 
-from test_proxy_relay import Memory, _answer, _call  # noqa: E402
+from test_proxy_relay import Memory, _call  # noqa: E402
 
 READ = {"readOnlyHint": True, "destructiveHint": False}
 WRITE = {"readOnlyHint": False, "destructiveHint": True}
@@ -49,7 +49,7 @@ def test_an_answer_with_nothing_appended_reaches_the_host_as_the_very_bytes_the_
         relay = Relay(host, server, served, RelayOptions(server_timeout=5))
         running = asyncio.create_task(relay.run())
         await host.inbox.put(_call(1))
-        answer = await _answer(host, 1)
+        answer = await host.answer(1)
         await host.inbox.put(None)
         await asyncio.wait_for(running, 5)
         return encode(answer), answer
