@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from stretto_core.sessions.state import _flat_json, call_key
+from stretto_core.sessions.call_keys import flat_json as _flat_json
+from stretto_core.sessions.state import call_key
 
 ARGUMENTS = [
     {},

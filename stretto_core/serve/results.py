@@ -14,9 +14,9 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
-from json.encoder import encode_basestring as _quoted
 from typing import Any, Sequence
 
+from stretto_core.sessions.call_keys import flat_json
 from stretto_core.sessions.model import Lookup
 from stretto_core.sessions.renamed import renamed_field
 
@@ -152,13 +152,12 @@ def fenced_appendix(lookups: Sequence[Lookup], fence: str) -> str:
 
 
 def _arguments_json(arguments: Any) -> str:
-    """`json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)`, the same text;
-    arguments of text and whole numbers alone (most lookups') are written without the encoder's
-    set-up, which costs several times the writing (the proxy appends a lookup to every call)."""
-    if isinstance(arguments, dict) and all(type(name) is str and (type(value) is str or type(value) is int)
-                                           for name, value in arguments.items()):
-        return "{" + ", ".join(_quoted(name) + ": " + (_quoted(value) if type(value) is str else int.__repr__(value))
-                               for name, value in sorted(arguments.items())) + "}"
+    """`json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)`, the same text
+    (written directly for flat arguments: the proxy appends a lookup to every call)."""
+    if isinstance(arguments, dict):
+        flat = flat_json(arguments, item=", ", key=": ", ascii=False)
+        if flat is not None:
+            return flat
     return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 

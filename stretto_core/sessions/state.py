@@ -13,12 +13,11 @@ first two are sources a binding may take values from.
 
 from __future__ import annotations
 
-import json
 from sys import intern
-from json.encoder import encode_basestring_ascii as _quoted  # what `json.dumps` writes text with
 from dataclasses import dataclass, field
 from typing import Any
 
+from stretto_core.sessions.call_keys import call_key  # noqa: F401 - the key learning and replay import from here
 from stretto_core.sessions.focus import (NOTHING_HELD, Focus, FocusedIndex, KeyishOnly, holds_key,
                                          is_keyish, keyish_keys)
 from stretto_core.sessions.manifest import ToolManifest
@@ -33,41 +32,6 @@ from stretto_core.sessions.values import ValueIndex, argument_leaves, index_resu
 
 
 _NOTHING: frozenset[str] = frozenset()
-
-
-def call_key(tool: str, arguments: dict[str, Any]) -> str:
-    """A canonical key for a call: same tool and same arguments give the same key."""
-    if type(arguments) is dict:
-        flat = _flat_json(arguments)
-        if flat is not None:
-            return tool + " " + flat
-    try:
-        return tool + " " + json.dumps(arguments, sort_keys=True, default=str, separators=(",", ":"))
-    except (RecursionError, ValueError, TypeError):  # arguments nested beyond what JSON writes
-        return tool + " " + repr(sorted(map(str, argument_leaves(arguments))))
-
-
-def _flat_json(arguments: dict[str, Any]) -> str | None:
-    """`json.dumps(arguments, sort_keys=True, separators=(",", ":"))` for arguments of text and
-    whole numbers alone (most reads': a bind asks this at every decision), written without the
-    encoder's set-up, which costs several times the writing; None for any other arguments."""
-    parts = []
-    try:
-        names = sorted(arguments)
-    except TypeError:
-        return None
-    for name in names:
-        value = arguments[name]
-        kind = type(value)
-        if type(name) is not str:
-            return None
-        if kind is str:
-            parts.append(_quoted(name) + ":" + _quoted(value))
-        elif kind is int:
-            parts.append(_quoted(name) + ":" + int.__repr__(value))
-        else:
-            return None
-    return "{" + ",".join(parts) + "}"
 
 
 @dataclass(slots=True)
